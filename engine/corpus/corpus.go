@@ -1,0 +1,88 @@
+// Package corpus locates the real MIDI corpora (POP909, Nottingham, OpenMSX)
+// that tests and benchmarks read from ../shared/data beside the checkout. A
+// user's clone has no ../shared: tests then skip with a message that says so.
+//
+// The corpora are never copied into the repository.
+package corpus
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// Names of the corpora under the data directory.
+const (
+	POP909     = "pop909"
+	Nottingham = "nottingham"
+	OpenMSX    = "openmsx"
+)
+
+// Dir returns the data directory (the folder holding pop909/, nottingham/,
+// openmsx/): $AMT_SHARED_DATA if set, else the first shared/data found
+// walking up from the working directory. It returns "" when there is none.
+func Dir() string {
+	if d := os.Getenv("AMT_SHARED_DATA"); d != "" {
+		return d
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		cand := filepath.Join(d, "shared", "data")
+		if st, err := os.Stat(filepath.Join(cand, POP909)); err == nil && st.IsDir() {
+			return cand
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// Path returns the folder of one corpus, or skips the test (or benchmark)
+// with a clear message when the real data is not present.
+func Path(tb testing.TB, name string) string {
+	tb.Helper()
+	d := Dir()
+	if d == "" {
+		tb.Skipf("real corpus %s not found: it lives in ../shared/data beside the checkout (or set AMT_SHARED_DATA); skipping", name)
+	}
+	p := filepath.Join(d, name)
+	if _, err := os.Stat(p); err != nil {
+		tb.Skipf("real corpus %s not found at %s; skipping", name, p)
+	}
+	return p
+}
+
+// MIDIFiles returns the sorted paths of all .mid/.midi files under the
+// corpus folder (recursively), skipping the test when the corpus is absent.
+func MIDIFiles(tb testing.TB, name string) []string {
+	tb.Helper()
+	files, err := List(Path(tb, name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return files
+}
+
+// List returns the sorted paths of all .mid/.midi files under dir.
+func List(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		switch filepath.Ext(d.Name()) {
+		case ".mid", ".MID", ".midi", ".MIDI":
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
