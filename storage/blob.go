@@ -1,0 +1,75 @@
+package storage
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// TempSuffix marks files being written; Open removes any left by a crash.
+const TempSuffix = ".tmp"
+
+// WriteFileAtomic writes data to path through a temp file in the same
+// folder, fsyncs it, renames it into place and fsyncs the folder, so a
+// crash leaves either the old file or the new one. It returns the hex
+// SHA-256 of data.
+func WriteFileAtomic(path string, data []byte) (string, error) {
+	err := writeAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:]), nil
+}
+
+func writeAtomic(path string, write func(w io.Writer) error) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("storage: write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".*"+TempSuffix)
+	if err != nil {
+		return fmt.Errorf("storage: write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("storage: write %s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("storage: write %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// HashFile returns the hex SHA-256 of a file's content.
+func HashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("storage: hash %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

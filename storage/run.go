@@ -1,0 +1,208 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Run statuses.
+const (
+	RunRunning     = "running"
+	RunDone        = "done"
+	RunFailed      = "failed"
+	RunCancelled   = "cancelled"
+	RunInterrupted = "interrupted" // found "running" at open: its process died
+)
+
+// StageStat is one pipeline stage's measurements in a run.
+type StageStat struct {
+	Name        string  `json:"name"`
+	Workers     int     `json:"workers"`
+	BusySeconds float64 `json:"busy_seconds"`
+	WaitSeconds float64 `json:"wait_seconds"`
+	Items       int     `json:"items"`
+	Bytes       int64   `json:"bytes"`
+	QueueMean   float64 `json:"queue_mean"`
+	QueueMax    int     `json:"queue_max"`
+}
+
+// IngestRun is one ingestion of a dataset's folder.
+type IngestRun struct {
+	ID          uint64         `json:"id"`
+	ProjectID   uint64         `json:"project_id"`
+	DatasetID   uint64         `json:"dataset_id"`
+	Status      string         `json:"status"`
+	Error       string         `json:"error,omitempty"`
+	Started     time.Time      `json:"started"`
+	Finished    time.Time      `json:"finished,omitzero"`
+	Mode        string         `json:"mode"`
+	Workers     map[string]int `json:"workers,omitempty"`
+	Files       int            `json:"files"`     // files found
+	Processed   int            `json:"processed"` // new or changed files worked on
+	OK          int            `json:"ok"`
+	Failed      int            `json:"failed"`
+	Unchanged   int            `json:"unchanged"`
+	Removed     int            `json:"removed"`
+	Seconds     float64        `json:"seconds"`
+	Stages      []StageStat    `json:"stages,omitempty"`
+	Bottleneck  string         `json:"bottleneck,omitempty"`
+	Suggestions []string       `json:"suggestions,omitempty"`
+}
+
+// PutIngestRun inserts r (ID 0) or updates it.
+func PutIngestRun(tx *bolt.Tx, r *IngestRun) error {
+	if r.ID == 0 {
+		id, err := nextID(tx, bucketIngestRuns)
+		if err != nil {
+			return err
+		}
+		r.ID = id
+	}
+	return putRecord(tx, bucketIngestRuns, r.ID, r)
+}
+
+// GetIngestRun reads one ingestion run.
+func GetIngestRun(tx *bolt.Tx, id uint64) (*IngestRun, error) {
+	r := new(IngestRun)
+	return r, getRecord(tx, bucketIngestRuns, id, r)
+}
+
+// IngestRuns lists a project's ingestion runs, oldest first.
+func IngestRuns(tx *bolt.Tx, projectID uint64) ([]IngestRun, error) {
+	var out []IngestRun
+	err := each(tx, bucketIngestRuns, func(_ uint64, r *IngestRun) bool {
+		if r.ProjectID == projectID {
+			out = append(out, *r)
+		}
+		return true
+	})
+	return out, err
+}
+
+// TrainRun is one training run; Config is the training configuration as
+// the training engineer encodes it.
+type TrainRun struct {
+	ID        uint64          `json:"id"`
+	ProjectID uint64          `json:"project_id"`
+	DatasetID uint64          `json:"dataset_id"`
+	Status    string          `json:"status"`
+	Error     string          `json:"error,omitempty"`
+	Started   time.Time       `json:"started"`
+	Finished  time.Time       `json:"finished,omitzero"`
+	Config    json.RawMessage `json:"config,omitempty"`
+	ModelDir  string          `json:"model_dir,omitempty"` // relative to the store
+	Stages    []StageStat     `json:"stages,omitempty"`
+}
+
+// PutTrainRun inserts r (ID 0) or updates it.
+func PutTrainRun(tx *bolt.Tx, r *TrainRun) error {
+	if r.ID == 0 {
+		id, err := nextID(tx, bucketTrainRuns)
+		if err != nil {
+			return err
+		}
+		r.ID = id
+	}
+	return putRecord(tx, bucketTrainRuns, r.ID, r)
+}
+
+// GetTrainRun reads one training run.
+func GetTrainRun(tx *bolt.Tx, id uint64) (*TrainRun, error) {
+	r := new(TrainRun)
+	return r, getRecord(tx, bucketTrainRuns, id, r)
+}
+
+// TrainRuns lists a project's training runs, oldest first.
+func TrainRuns(tx *bolt.Tx, projectID uint64) ([]TrainRun, error) {
+	var out []TrainRun
+	err := each(tx, bucketTrainRuns, func(_ uint64, r *TrainRun) bool {
+		if r.ProjectID == projectID {
+			out = append(out, *r)
+		}
+		return true
+	})
+	return out, err
+}
+
+// Metric is one point of a run's metric series.
+type Metric struct {
+	Step  int       `json:"step"`
+	Name  string    `json:"name"` // "train_loss", "val_loss", "lr", "tokens_per_s", …
+	Value float64   `json:"value"`
+	Time  time.Time `json:"time"`
+}
+
+// AppendMetrics adds points to a run's series (in the order given).
+func AppendMetrics(tx *bolt.Tx, runID uint64, pts []Metric) error {
+	b := tx.Bucket(bucketMetrics)
+	for _, p := range pts {
+		seq, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		v, err := encode(p)
+		if err != nil {
+			return err
+		}
+		if err := b.Put(append(itob(runID), itob(seq)...), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Metrics returns a run's points named name ("" for all), in append order.
+func Metrics(tx *bolt.Tx, runID uint64, name string) ([]Metric, error) {
+	var out []Metric
+	prefix := itob(runID)
+	c := tx.Bucket(bucketMetrics).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var m Metric
+		if err := decode(v, &m); err != nil {
+			return nil, fmt.Errorf("storage: metric of run %d: %w", runID, err)
+		}
+		if name == "" || m.Name == name {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// interruptRuns marks runs a killed process left "running".
+func interruptRuns(tx *bolt.Tx) error {
+	var ingest []IngestRun
+	if err := each(tx, bucketIngestRuns, func(_ uint64, r *IngestRun) bool {
+		if r.Status == RunRunning {
+			ingest = append(ingest, *r)
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	for i := range ingest {
+		ingest[i].Status = RunInterrupted
+		if err := PutIngestRun(tx, &ingest[i]); err != nil {
+			return err
+		}
+	}
+	var train []TrainRun
+	if err := each(tx, bucketTrainRuns, func(_ uint64, r *TrainRun) bool {
+		if r.Status == RunRunning {
+			train = append(train, *r)
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	for i := range train {
+		train[i].Status = RunInterrupted
+		if err := PutTrainRun(tx, &train[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
