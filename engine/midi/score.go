@@ -18,6 +18,7 @@ const DefaultMicrosPerBeat = 500000
 // Tracks that share its Name and Source index.
 type Score struct {
 	Format       int // SMF format the score was read from (0 or 1); 1 when written
+	SMFTracks    int // number of MTrk chunks the score was read from (0 for a score built in memory)
 	TicksPerBeat int
 	Title        string // first track-name or text meta event of the first track, if any
 	Tracks       []Track
@@ -124,44 +125,72 @@ func (s *Score) TickToSeconds(tick int64) float64 {
 }
 
 // ComputeSeconds fills Start and Duration of every note from its ticks and
-// the tempo map, in one pass per track.
+// the tempo map, in one pass per track. Notes sorted by tick (as Parse
+// returns them) walk the tempo map forward; unsorted notes fall back to a
+// binary search, so any order gives the same result.
 func (s *Score) ComputeSeconds() {
 	if s.TicksPerBeat <= 0 {
 		return
 	}
-	// Cumulative seconds at each tempo change.
-	type seg struct {
-		tick int64
-		sec  float64
-		spt  float64 // seconds per tick
-	}
-	segs := make([]seg, 0, len(s.Tempos)+1)
-	segs = append(segs, seg{0, 0, float64(DefaultMicrosPerBeat) / 1e6 / float64(s.TicksPerBeat)})
-	for _, t := range s.Tempos {
-		last := segs[len(segs)-1]
-		sec := last.sec + float64(t.Tick-last.tick)*last.spt
-		sp := float64(t.MicrosPerBeat) / 1e6 / float64(s.TicksPerBeat)
-		if t.Tick == last.tick {
-			segs[len(segs)-1] = seg{t.Tick, last.sec, sp}
-			continue
-		}
-		segs = append(segs, seg{t.Tick, sec, sp})
-	}
-	at := func(tick int64) float64 {
-		i := sort.Search(len(segs), func(i int) bool { return segs[i].tick > tick }) - 1
-		if i < 0 {
-			i = 0
-		}
-		return segs[i].sec + float64(tick-segs[i].tick)*segs[i].spt
-	}
+	segs := s.tempoSegments()
 	for ti := range s.Tracks {
 		notes := s.Tracks[ti].Notes
-		for i := range notes {
-			st := at(notes[i].Tick)
-			notes[i].Start = st
-			notes[i].Duration = at(notes[i].Tick+notes[i].Dur) - st
+		i := 0 // segment of the previous onset
+		for k := range notes {
+			n := &notes[k]
+			switch {
+			case n.Tick < segs[i].tick:
+				i = segmentAt(segs, n.Tick)
+			default:
+				for i+1 < len(segs) && segs[i+1].tick <= n.Tick {
+					i++
+				}
+			}
+			st := segs[i].sec + float64(n.Tick-segs[i].tick)*segs[i].spt
+			end := n.Tick + n.Dur
+			j := i
+			for j+1 < len(segs) && segs[j+1].tick <= end {
+				j++
+			}
+			n.Start = st
+			n.Duration = segs[j].sec + float64(end-segs[j].tick)*segs[j].spt - st
 		}
 	}
+}
+
+// tempoSegment is a stretch of constant tempo: it starts at tick, sec
+// seconds into the piece, and lasts spt seconds per tick.
+type tempoSegment struct {
+	tick int64
+	sec  float64
+	spt  float64
+}
+
+// tempoSegments returns the tempo map as segments with cumulative seconds;
+// the first starts at tick 0 (at the default tempo unless a change is at 0).
+// Tempos must be sorted by tick; of several changes at one tick the last wins.
+func (s *Score) tempoSegments() []tempoSegment {
+	segs := make([]tempoSegment, 0, len(s.Tempos)+1)
+	segs = append(segs, tempoSegment{0, 0, float64(DefaultMicrosPerBeat) / 1e6 / float64(s.TicksPerBeat)})
+	for _, t := range s.Tempos {
+		last := segs[len(segs)-1]
+		sp := float64(t.MicrosPerBeat) / 1e6 / float64(s.TicksPerBeat)
+		if t.Tick <= last.tick {
+			segs[len(segs)-1].spt = sp
+			continue
+		}
+		segs = append(segs, tempoSegment{t.Tick, last.sec + float64(t.Tick-last.tick)*last.spt, sp})
+	}
+	return segs
+}
+
+// segmentAt returns the index of the segment in force at tick.
+func segmentAt(segs []tempoSegment, tick int64) int {
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].tick > tick }) - 1
+	if i < 0 {
+		i = 0
+	}
+	return i
 }
 
 // Seconds returns the duration of the score in seconds (to EndTick).
