@@ -1,0 +1,190 @@
+// Package cpu is the CPU backend of engine/nn: matrix products through
+// OpenBLAS cblas_sgemm (cgo, Debian libopenblas-dev), every other kernel in
+// Go, parallel over rows with a worker pool sized to GOMAXPROCS. It is the
+// only package of the engine that uses cgo.
+//
+// It must never import app/, ui/ or storage/.
+package cpu
+
+import (
+	"runtime"
+
+	"github.com/amtstudio/amt/engine/nn"
+)
+
+// Backend is the CPU implementation of nn.Backend. It is used by one
+// goroutine at a time; its kernels keep their argument structs as fields so
+// that a steady-state training or sampling step allocates nothing.
+type Backend struct {
+	pool *pool
+	// scratch per worker, grown on demand and then reused.
+	scratch [][]float32
+	partial []float64
+
+	jEnc   encJob
+	jEncB  encBackJob
+	jLN    lnJob
+	jLNB   lnBackJob
+	jMM    mmJob
+	jAtt   attJob
+	jAttB  attBackJob
+	jAttS  attStepJob
+	jGelu  geluJob
+	jGeluB geluBackJob
+	jAdd   addJob
+	jCE    ceJob
+	jCEB   ceBackJob
+	jSS    ssJob
+	jAdam  adamJob
+}
+
+var _ nn.Backend = (*Backend)(nil)
+
+// New returns a CPU backend with one worker per GOMAXPROCS.
+func New() *Backend { return NewWorkers(runtime.GOMAXPROCS(0)) }
+
+// NewWorkers returns a CPU backend with n workers (the caller counts as one).
+func NewWorkers(n int) *Backend {
+	if n < 1 {
+		n = 1
+	}
+	return &Backend{pool: newPool(n), scratch: make([][]float32, n), partial: make([]float64, n)}
+}
+
+// Workers is the size of the worker pool.
+func (b *Backend) Workers() int { return b.pool.n }
+
+func (b *Backend) Name() string { return "cpu" }
+
+func (b *Backend) Close() { b.pool.close() }
+
+func (b *Backend) Alloc(n int) nn.Buffer { return nn.HostBuffer(make([]float32, n)) }
+
+func (b *Backend) Free(nn.Buffer) {}
+
+func (b *Backend) Upload(dst nn.Buffer, src []float32) { copy(dst.Host(), src) }
+
+func (b *Backend) Download(dst []float32, src nn.Buffer) { copy(dst, src.Host()) }
+
+func (b *Backend) Zero(x nn.Buffer) { clear(x.Host()) }
+
+// scratchFor returns worker w's scratch of at least n floats.
+func (b *Backend) scratchFor(w, n int) []float32 {
+	if cap(b.scratch[w]) < n {
+		b.scratch[w] = make([]float32, n)
+	}
+	return b.scratch[w][:n]
+}
+
+// ensureScratch grows every worker's scratch to n floats before a parallel
+// kernel (growing inside workers would race on nothing but is clearer here).
+func (b *Backend) ensureScratch(n int) {
+	for w := range b.scratch {
+		b.scratchFor(w, n)
+	}
+}
+
+// grainRows picks a grain so that tiny kernels run inline: at least about
+// 16K floats of work per part.
+func grainRows(rowLen int) int {
+	g := 16384 / max(rowLen, 1)
+	return max(g, 1)
+}
+
+const grainElems = 32768
+
+// ---- residual ----
+
+type addJob struct {
+	out, a, c []float32
+	acc       bool
+}
+
+func (j *addJob) Do(lo, hi, _ int) {
+	if j.acc {
+		d, s := j.out[lo:hi], j.a[lo:hi]
+		for i := range d {
+			d[i] += s[i]
+		}
+		return
+	}
+	o, a, c := j.out[lo:hi], j.a[lo:hi], j.c[lo:hi]
+	for i := range o {
+		o[i] = a[i] + c[i]
+	}
+}
+
+func (b *Backend) Add(out, a, c nn.Buffer, n int) {
+	b.jAdd = addJob{out: out.Host()[:n], a: a.Host()[:n], c: c.Host()[:n]}
+	b.pool.run(n, grainElems, &b.jAdd)
+}
+
+func (b *Backend) Accumulate(dst, src nn.Buffer, n int) {
+	b.jAdd = addJob{out: dst.Host()[:n], a: src.Host()[:n], acc: true}
+	b.pool.run(n, grainElems, &b.jAdd)
+}
+
+// ---- reductions ----
+
+type ssJob struct {
+	x       []float32
+	partial []float64
+}
+
+func (j *ssJob) Do(lo, hi, w int) {
+	s := 0.0
+	for _, v := range j.x[lo:hi] {
+		s += float64(v) * float64(v)
+	}
+	j.partial[w] = s
+}
+
+func (b *Backend) SumSquares(x nn.Buffer) float64 {
+	clear(b.partial)
+	b.jSS = ssJob{x: x.Host(), partial: b.partial}
+	b.pool.run(x.Len(), grainElems, &b.jSS)
+	s := 0.0
+	for _, p := range b.partial {
+		s += p
+	}
+	return s
+}
+
+// partsFor is the number of parts pool.run will use for n items of grain g.
+func (b *Backend) partsFor(n, g int) int {
+	p := (n + g - 1) / g
+	return max(1, min(p, b.pool.n))
+}
+
+// ---- AdamW ----
+
+type adamJob struct {
+	p, g, m, v []float32
+	hp         nn.AdamW
+	bc1, bc2   float32
+}
+
+func (j *adamJob) Do(lo, hi, _ int) {
+	hp := j.hp
+	scale := hp.GradScale
+	if scale == 0 {
+		scale = 1
+	}
+	p, g, m, v := j.p[lo:hi], j.g[lo:hi], j.m[lo:hi], j.v[lo:hi]
+	for i := range p {
+		gi := g[i] * scale
+		mi := hp.Beta1*m[i] + (1-hp.Beta1)*gi
+		vi := hp.Beta2*v[i] + (1-hp.Beta2)*gi*gi
+		m[i], v[i] = mi, vi
+		mh := mi / j.bc1
+		vh := vi / j.bc2
+		p[i] -= hp.LR * (mh/(sqrt32(vh)+hp.Eps) + hp.WeightDecay*p[i])
+	}
+}
+
+func (b *Backend) AdamWUpdate(params, grads, m, v nn.Buffer, hp nn.AdamW) {
+	n := params.Len()
+	b.jAdam = adamJob{p: params.Host(), g: grads.Host()[:n], m: m.Host()[:n], v: v.Host()[:n], hp: hp,
+		bc1: 1 - pow32(hp.Beta1, hp.Step), bc2: 1 - pow32(hp.Beta2, hp.Step)}
+	b.pool.run(n, grainElems, &b.jAdam)
+}
