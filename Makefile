@@ -1,0 +1,47 @@
+# AMT Studio. Two commands do everything on a fresh Debian/Ubuntu machine:
+#   make run    install what is missing, build bin/amt, open the window
+#   make test   install what is missing, run every test
+SHELL := /bin/bash
+# A Go fetched by scripts/setup.sh (when the machine had none) lives here.
+export PATH := $(HOME)/.cache/amt-studio/go/bin:$(PATH)
+GO ?= go
+# Short fuzzing runs in `make test` (package:target); run longer by hand with
+#   go test -run='^$$' -fuzz=TARGET -fuzztime=10m ./PACKAGE
+FUZZ := engine/midi:FuzzParse engine/synth:FuzzParseSF2
+FUZZTIME ?= 15s
+
+.PHONY: run test build setup setup-run vet unit fuzz clean
+
+run: setup-run build
+	./bin/amt
+
+build:
+	$(GO) build -o bin/amt .
+
+setup:
+	@scripts/setup.sh
+
+setup-run:
+	@scripts/setup.sh --run
+
+test: setup vet unit fuzz
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -count=1 -timeout 15m ./...
+
+fuzz:
+	@for pt in $(FUZZ); do \
+	  pkg=./$${pt%%:*}; target=$${pt##*:}; \
+	  if $(GO) test -list "^$$target\$$" $$pkg 2>/dev/null | grep -qx "$$target"; then \
+	    echo "fuzz $$pkg $$target for $(FUZZTIME)"; \
+	    $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	  fi; \
+	done
+
+clean:
+	rm -rf bin

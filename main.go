@@ -1,0 +1,24 @@
+// Command amt is AMT Studio: with no argument it opens the window; with a
+// sub-command it runs the command line (amt help lists them).
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/ui"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		ui.Run()
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := app.Main(ctx, &app.Env{Stdout: os.Stdout, Stderr: os.Stderr}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}

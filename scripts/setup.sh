@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Installs what AMT Studio needs to build, run and test on Debian/Ubuntu,
+# and only what is missing: the Debian packages below (through sudo when not
+# root) and, when no Go ≥ 1.21 is on PATH, the Go toolchain named in go.mod
+# from the Go module proxy into ~/.cache/amt-studio/go. Go ≥ 1.21 fetches the
+# exact toolchain of go.mod by itself (GOTOOLCHAIN=auto).
+#
+# Extend PACKAGES when new work needs a system library.
+set -euo pipefail
+
+PACKAGES=(
+  gcc pkg-config
+  libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
+  libasound2-dev libopenblas-dev
+  xvfb x11-utils
+  timgm6mb-soundfont
+)
+# `make run` also wants a full General MIDI SoundFont.
+if [[ "${1:-}" == "--run" ]]; then
+  PACKAGES+=(fluid-soundfont-gm)
+fi
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+gocache="${HOME}/.cache/amt-studio/go"
+
+as_root() {
+  if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi
+}
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+need_go=0
+if command -v go >/dev/null 2>&1; then
+  v=$(go env GOVERSION 2>/dev/null | sed -E 's/^go([0-9]+)\.([0-9]+).*/\1 \2/')
+  read -r major minor <<<"${v:-0 0}"
+  if (( major < 1 || (major == 1 && minor < 21) )); then need_go=1; fi
+elif [[ ! -x "$gocache/bin/go" ]]; then
+  need_go=1
+fi
+if (( need_go )); then
+  for p in curl unzip ca-certificates; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+fi
+
+if (( ${#missing[@]} )); then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: these packages are missing and this is not a Debian/Ubuntu system: ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if (( need_go )) && [[ ! -x "$gocache/bin/go" ]]; then
+  ver=$(sed -nE 's/^go ([0-9.]+)$/\1/p' "$here/go.mod")
+  arch=$(dpkg --print-architecture)
+  proxy=${GOPROXY:-https://proxy.golang.org}; proxy=${proxy%%,*}
+  url="$proxy/golang.org/toolchain/@v/v0.0.1-go${ver}.linux-${arch}.zip"
+  echo "setup: fetching Go ${ver} from ${url}"
+  tmp=$(mktemp -d)
+  curl -fsSL -o "$tmp/go.zip" "$url"
+  unzip -q "$tmp/go.zip" -d "$tmp"
+  mkdir -p "$(dirname "$gocache")"
+  rm -rf "$gocache"
+  mv "$tmp/golang.org/toolchain@v0.0.1-go${ver}.linux-${arch}" "$gocache"
+  rm -rf "$tmp"
+fi

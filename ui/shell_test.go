@@ -1,0 +1,97 @@
+package ui
+
+import (
+	"image"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+)
+
+// snapshotDir is where captures are saved for a person to look at
+// (ignored by git).
+const snapshotDir = "testdata/out"
+
+func TestShellHasFourScreensAndStatus(t *testing.T) {
+	a := test.NewTempApp(t)
+	s := NewShell(a)
+	defer s.Window.Close()
+	if got := len(s.Tabs.Items); got != 4 {
+		t.Fatalf("tabs = %d, want 4", got)
+	}
+	for i, want := range []string{"Compose", "Datasets", "Training", "Settings"} {
+		if s.Tabs.Items[i].Text != want {
+			t.Errorf("tab %d = %q, want %q", i, s.Tabs.Items[i].Text, want)
+		}
+	}
+	if s.Status.Text != "Ready" {
+		t.Errorf("status = %q, want Ready", s.Status.Text)
+	}
+	if err := s.Select("training"); err != nil {
+		t.Fatal(err)
+	}
+	if s.Tabs.SelectedIndex() != 2 {
+		t.Errorf("selected = %d, want 2", s.Tabs.SelectedIndex())
+	}
+	if err := s.Select("nope"); err == nil {
+		t.Error("Select(nope) succeeded, want error")
+	}
+	s.SetStatus("Importing")
+	waitFor(t, func() bool { return s.Status.Text == "Importing" })
+}
+
+// waitFor polls cond, since fyne.Do may run asynchronously.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		done := false
+		fyne.DoAndWait(func() { done = cond() })
+		if done {
+			return
+		}
+	}
+	t.Fatal("condition not met")
+}
+
+func TestSnapshotEachScreen(t *testing.T) {
+	if err := os.MkdirAll(snapshotDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var prev image.Image
+	for _, name := range ScreenNames {
+		img, err := Snapshot(name, fyne.NewSize(800, 500))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if b := img.Bounds(); b.Dx() != 800 || b.Dy() != 500 {
+			t.Fatalf("%s: capture is %v, want 800x500", name, b)
+		}
+		if prev != nil && sameImage(prev, img) {
+			t.Errorf("%s: capture identical to the previous screen's", name)
+		}
+		prev = img
+		if err := WritePNG(filepath.Join(snapshotDir, name+".png"), img); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Snapshot("missing", fyne.NewSize(100, 100)); err == nil {
+		t.Error("snapshot of an unknown screen succeeded")
+	}
+}
+
+func sameImage(a, b image.Image) bool {
+	if a.Bounds() != b.Bounds() {
+		return false
+	}
+	for y := a.Bounds().Min.Y; y < a.Bounds().Max.Y; y++ {
+		for x := a.Bounds().Min.X; x < a.Bounds().Max.X; x++ {
+			if a.At(x, y) != b.At(x, y) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
