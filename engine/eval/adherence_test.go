@@ -1,0 +1,189 @@
+package eval
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/token"
+)
+
+func TestTempoBin(t *testing.T) {
+	// Edges 40/60/70/90/110/140/160/210; an edge belongs to the bin above.
+	for _, c := range []struct {
+		bpm  float64
+		want int
+	}{
+		{10, 0}, {39.9, 0}, {40, 1}, {59.99, 1}, {60, 2}, {69, 2}, {70, 3},
+		{89, 3}, {90, 4}, {109, 4}, {110, 5}, {120, 5}, {139.9, 5}, {140, 6},
+		{159, 6}, {160, 7}, {209, 7}, {210, 8}, {300, 8},
+	} {
+		if got := TempoBin(c.bpm); got != c.want {
+			t.Errorf("TempoBin(%v) = %d, want %d", c.bpm, got, c.want)
+		}
+	}
+	if len(TempoBinNames) != len(TempoEdges)+1 {
+		t.Errorf("%d names for %d bins", len(TempoBinNames), len(TempoEdges)+1)
+	}
+}
+
+func is(t *testing.T, name string, got *bool, want bool) {
+	t.Helper()
+	if got == nil {
+		t.Errorf("%s not checked, want %v", name, want)
+	} else if *got != want {
+		t.Errorf("%s = %v, want %v", name, *got, want)
+	}
+}
+
+func measured(tempo float64, key midi.Key, num, den int, bars float64, progs []int, drums bool) *Metrics {
+	return &Metrics{TempoBPM: tempo, Key: key, MeterNum: num, MeterDen: den, Bars: bars, Programs: progs, HasDrums: drums}
+}
+
+func TestAdhereTempo(t *testing.T) {
+	req := token.Unspecified()
+	req.TempoBPM = 120 // bin 5 (110–140)
+	for _, c := range []struct {
+		got     float64
+		tb, tbt bool
+	}{
+		{130, true, true},   // bin 5
+		{100, false, true},  // bin 4: adjacent
+		{150, false, true},  // bin 6: adjacent
+		{165, false, false}, // bin 7: two away
+		{85, false, false},  // bin 3
+	} {
+		a := Adhere(req, measured(c.got, midi.Key{}, 4, 4, 8, nil, false))
+		is(t, "tb", a.TB, c.tb)
+		is(t, "tbt", a.TBT, c.tbt)
+		if a.Checked != 1 {
+			t.Errorf("checked %d, want 1 (only tempo requested)", a.Checked)
+		}
+	}
+}
+
+func TestAdhereKey(t *testing.T) {
+	aMinor := token.Unspecified()
+	aMinor.KeyTonic, aMinor.KeyMinor = 9, true
+	cMajor := token.Unspecified()
+	cMajor.KeyTonic = 0
+	fsMajor := token.Unspecified()
+	fsMajor.KeyTonic = 6 // F# major = Gb major (enharmonic: same pitch class)
+	for _, c := range []struct {
+		name    string
+		req     token.Attributes
+		got     midi.Key
+		ck, ckd bool
+	}{
+		{"A minor as A minor", aMinor, midi.Key{Tonic: 9, Minor: true}, true, true},
+		{"A minor as C major (relative)", aMinor, midi.Key{Tonic: 0}, false, true},
+		{"A minor as A major (parallel)", aMinor, midi.Key{Tonic: 9}, false, false},
+		{"A minor as E minor", aMinor, midi.Key{Tonic: 4, Minor: true}, false, false},
+		{"C major as A minor (relative)", cMajor, midi.Key{Tonic: 9, Minor: true}, false, true},
+		{"C major as C minor", cMajor, midi.Key{Tonic: 0, Minor: true}, false, false},
+		{"F# major as Gb major", fsMajor, midi.Key{Tonic: 6}, true, true},
+		{"F# major as Eb minor (relative of Gb)", fsMajor, midi.Key{Tonic: 3, Minor: true}, false, true},
+		{"C major, no notes", cMajor, midi.Key{Tonic: -1}, false, false},
+	} {
+		a := Adhere(c.req, measured(120, c.got, 4, 4, 8, nil, false))
+		is(t, c.name+" ck", a.CK, c.ck)
+		is(t, c.name+" ckd", a.CKD, c.ckd)
+	}
+}
+
+func TestAdhereInstrumentsAndASA(t *testing.T) {
+	yes := true
+	req := token.Attributes{
+		TempoBPM: 120, KeyTonic: 0, MeterNum: 3, MeterDen: 4,
+		Programs: []int{0, 40}, // Piano, Violin (Strings)
+		Drums:    &yes, Bars: 32, Density: -1, Style: -1,
+	}
+	// Measured: 100 bpm (bin 4), D major, 4/4, 35 bars, Bright Piano (1,
+	// Piano) + Acoustic Bass (32, Bass), drums.
+	m := measured(100, midi.Key{Tonic: 2}, 4, 4, 35, []int{1, 32}, true)
+	a := Adhere(req, m)
+	is(t, "tb", a.TB, false)
+	is(t, "tbt", a.TBT, true)
+	is(t, "ck", a.CK, false)
+	is(t, "ckd", a.CKD, false)
+	is(t, "meter", a.Meter, false)
+	is(t, "drums", a.Drums, true)
+	// |35 − 32| = 3 ≤ 3.2 = 10% of 32.
+	is(t, "length", a.Length, true)
+	// Requested {Piano, Strings, Drums}, measured {Piano, Bass, Drums}:
+	// 2 shared: precision 2/3, recall 2/3, F1 2/3; not all requested present.
+	sc := a.Instruments
+	if sc == nil {
+		t.Fatal("instruments not scored")
+	}
+	near(t, "precision", sc.Precision, 2.0/3)
+	near(t, "recall", sc.Recall, 2.0/3)
+	near(t, "f1", sc.F1, 2.0/3)
+	if strings.Join(sc.Requested, ",") != "Piano,Strings,Drums" || strings.Join(sc.Measured, ",") != "Piano,Bass,Drums" {
+		t.Errorf("families %v / %v", sc.Requested, sc.Measured)
+	}
+	// Checked: tempo, key, meter, instruments, drums, length = 6; met:
+	// drums and length = 2.
+	if a.Checked != 6 || a.Met != 2 {
+		t.Errorf("checked/met %d/%d, want 6/2", a.Checked, a.Met)
+	}
+	near(t, "asa", float64(a.ASA), 2.0/6)
+
+	// 36 bars is 4 away: more than 3.2.
+	m.Bars = 36
+	is(t, "length 36", Adhere(req, m).Length, false)
+
+	// Precision 1/2, recall 1: F1 = 2·½·1/(1.5) = 2/3, instruments met.
+	req2 := token.Unspecified()
+	req2.Programs = []int{0}
+	a2 := Adhere(req2, measured(120, midi.Key{}, 4, 4, 8, []int{0, 40}, false))
+	near(t, "precision", a2.Instruments.Precision, 0.5)
+	near(t, "recall", a2.Instruments.Recall, 1)
+	near(t, "f1", a2.Instruments.F1, 2.0/3)
+	if a2.Checked != 1 || a2.Met != 1 {
+		t.Errorf("checked/met %d/%d, want 1/1", a2.Checked, a2.Met)
+	}
+
+	// Nothing requested: nothing checked, ASA undefined (null in JSON).
+	a3 := Adhere(token.Unspecified(), m)
+	if a3.Checked != 0 || !math.IsNaN(float64(a3.ASA)) || a3.TB != nil || a3.Instruments != nil {
+		t.Errorf("unspecified request: %+v", a3)
+	}
+	b, err := json.Marshal(a3)
+	if err != nil || string(b) != `{"checked":0,"met":0,"asa":null}` {
+		t.Errorf("json %s, %v", b, err)
+	}
+
+	// Summary over the three: TB 0/1, TBT 1/1, drums 1/1, instruments
+	// averaged over the two pieces that requested programs, ASA over those
+	// two with a request: (2/6 + 1)/2.
+	s := SummarizeAdherence([]Adherence{a, a2, a3})
+	if s.Pieces != 3 || s.TB.N != 1 || s.TB.Rate != 0 || s.TBT.Rate != 1 || s.Drums.N != 1 || s.InstrumentPieces != 2 {
+		t.Errorf("summary %+v", s)
+	}
+	near(t, "mean precision", float64(s.Precision), (2.0/3+0.5)/2)
+	near(t, "mean recall", float64(s.Recall), (2.0/3+1)/2)
+	near(t, "mean asa", float64(s.ASA), (2.0/6+1)/2)
+	// Only the first piece asked for a key (D major measured for C major).
+	if s.CK.N != 1 || s.CK.Rate != 0 || s.Meter.N != 1 {
+		t.Errorf("CK %+v meter %+v, want 0 of 1", s.CK, s.Meter)
+	}
+}
+
+// Adherence of a measured score end to end: a C major scale at 120 bpm,
+// 4/4, piano, 2 bars, against a prompt asking for exactly that.
+func TestAdhereMeasuredScore(t *testing.T) {
+	var ns []midi.Note
+	for i, p := range []uint8{60, 62, 64, 65, 67, 69, 71, 72} {
+		ns = append(ns, note(int64(12*i), 12, p))
+	}
+	m := mustMeasure(t, score(12, piano(ns...)))
+	no := false
+	req := token.Attributes{TempoBPM: 118, KeyTonic: 0, MeterNum: 4, MeterDen: 4, Programs: []int{4}, Drums: &no, Bars: 2, Density: -1, Style: -1}
+	a := Adhere(req, &m)
+	if a.Checked != 6 || a.Met != 6 || a.ASA != 1 {
+		t.Errorf("checked/met %d/%d asa %v, want 6/6 1: %+v", a.Checked, a.Met, a.ASA, a)
+	}
+}
