@@ -10,7 +10,7 @@ GO ?= go
 FUZZ := engine/midi:FuzzParse engine/synth:FuzzParseSF2
 FUZZTIME ?= 15s
 
-.PHONY: run test build setup setup-run vet unit fuzz clean
+.PHONY: run test build setup setup-run vet unit fuzz smoke clean
 
 run: setup-run build
 	./bin/amt
@@ -24,7 +24,7 @@ setup:
 setup-run:
 	@scripts/setup.sh --run
 
-test: setup vet unit fuzz
+test: setup vet unit fuzz smoke
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -42,6 +42,11 @@ fuzz:
 	    $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
 	  fi; \
 	done
+
+# The real binary under Xvfb: its window appears, is captured, and quits cleanly.
+smoke: build
+	@mkdir -p bin/smoke
+	scripts/xvfb-smoke.sh bin/amt bin/smoke/window.png
 
 clean:
 	rm -rf bin

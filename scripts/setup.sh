@@ -12,7 +12,7 @@ PACKAGES=(
   gcc pkg-config
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
   libasound2-dev libopenblas-dev
-  xvfb x11-utils
+  xvfb x11-utils x11-apps
   timgm6mb-soundfont
 )
 # `make run` also wants a full General MIDI SoundFont.
