@@ -94,4 +94,3 @@ func sameImage(a, b image.Image) bool {
 	}
 	return true
 }
-
