@@ -1,0 +1,511 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/amtstudio/amt/engine/cluster"
+)
+
+// Report is the outcome of a run.
+type Report struct {
+	Mode      Mode    `json:"mode"`
+	Workers   Workers `json:"workers"`
+	Files     int     `json:"files"`     // MIDI files found
+	Processed int     `json:"processed"` // new or changed files worked on
+	OK        int     `json:"ok"`
+	Failed    int     `json:"failed"`
+	Unchanged int     `json:"unchanged"`
+	Cached    int     `json:"cached"` // filled from the mmap cache
+	Removed   int     `json:"removed"`
+	Bytes     int64   `json:"bytes"`   // file bytes read
+	Seconds   float64 `json:"seconds"` // the whole run
+	// PipelineSeconds is the wall time of the streaming stages (read to
+	// write), the denominator of the stage utilizations.
+	PipelineSeconds float64      `json:"pipeline_seconds"`
+	Styles          int          `json:"styles"`
+	Stages          []StageStats `json:"stages"`
+	Bottleneck      string       `json:"bottleneck"`
+	Suggestions     []string     `json:"suggestions"`
+}
+
+// Stage names, in order.
+const (
+	StageScan     = "scan"
+	StageRead     = "read"
+	StageParse    = "parse"
+	StageText     = "text"
+	StageEmbed    = "embed"
+	StageTokenize = "tokenize"
+	StageWrite    = "write"
+	StageStyle    = "style"
+)
+
+// Forgetter is an optional Sink method: after a complete scan, drop the
+// stored items whose files are gone (seen lists the paths found).
+type Forgetter interface {
+	Forget(ctx context.Context, seen []string) (int, error)
+}
+
+// Run ingests cfg.Root through proc into sink. A file that cannot be read
+// or parsed becomes a failed item and the run goes on; an error of the sink
+// or of ctx stops it, leaving what was committed consistent. The report is
+// returned in every case with what was measured so far.
+func Run(ctx context.Context, cfg Config, proc Processor, sink Sink) (*Report, error) {
+	cfg.fill()
+	start := time.Now()
+	rep := &Report{Mode: cfg.Mode, Workers: cfg.Workers}
+	stats := make([]StageStats, 8)
+	for i, n := range []string{StageScan, StageRead, StageParse, StageText, StageEmbed, StageTokenize, StageWrite, StageStyle} {
+		stats[i].Name = n
+	}
+	scanSt, readSt, parseSt, textSt, embedSt, tokSt, writeSt, styleSt :=
+		&stats[0], &stats[1], &stats[2], &stats[3], &stats[4], &stats[5], &stats[6], &stats[7]
+	finish := func(err error) (*Report, error) {
+		rep.Seconds = time.Since(start).Seconds()
+		rep.Stages = stats
+		rep.Bottleneck, rep.Suggestions = Verdict(rep, cfg)
+		cfg.emit(Event{Stage: "done", Done: rep.OK + rep.Failed, Total: rep.Processed})
+		return rep, err
+	}
+
+	// scan
+	t0 := time.Now()
+	files, err := scan(cfg.Root)
+	scanSt.Workers = 1
+	scanSt.BusySeconds = time.Since(t0).Seconds()
+	scanSt.Items = len(files)
+	rep.Files = len(files)
+	if err != nil {
+		return finish(err)
+	}
+	if len(files) == 0 {
+		return finish(fmt.Errorf("pipeline: %s: %w", cfg.Root, ErrNoFiles))
+	}
+	var todo []*Item
+	for _, it := range files {
+		if k, ok := sink.Known(it.Path); ok && k.Hash != "" && k.Size == it.Size && k.ModTime == it.ModTime {
+			rep.Unchanged++
+			continue
+		}
+		todo = append(todo, it)
+	}
+	cfg.emit(Event{Stage: StageScan, Total: len(todo)})
+
+	var pc *cache
+	if cfg.Mode == MMap && cfg.CacheFile != "" {
+		pc, err = openCache(cfg.CacheFile)
+		if err != nil {
+			pc = &cache{} // a bad cache is rebuilt, not fatal
+		}
+		defer pc.close()
+	}
+
+	// streaming stages
+	pipeStart := time.Now()
+	ctx2, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	q := cfg.QueueLen
+	readIn := make(chan *Item, q)
+	readCap := q
+	if cfg.Mode == Preload {
+		readCap = len(todo) + 1
+	}
+	readOut := make(chan *Item, readCap)
+	parseOut := make(chan *Item, q)
+	textOut := make(chan *Item, q)
+	embedOut := make(chan *Item, q)
+	tokOut := make(chan *Item, q)
+
+	wg.Add(1)
+	go func() { // feeder
+		defer wg.Done()
+		defer close(readIn)
+		for _, it := range todo {
+			select {
+			case readIn <- it:
+			case <-ctx2.Done():
+				return
+			}
+		}
+	}()
+	stage(ctx2, &wg, readSt, cfg.Workers.Read, readIn, readOut, nil, func(it *Item) int64 {
+		return readItem(it, sink, pc)
+	})
+	parseIn := (<-chan *Item)(readOut)
+	if cfg.Mode == Preload {
+		// Hold the CPU stages until the whole corpus is in RAM.
+		held := make(chan *Item, q)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(held)
+			var all []*Item
+			for it := range readOut {
+				all = append(all, it)
+			}
+			for _, it := range all {
+				select {
+				case held <- it:
+				case <-ctx2.Done():
+					return
+				}
+			}
+		}()
+		parseIn = held
+	}
+	stage(ctx2, &wg, parseSt, cfg.Workers.Parse, parseIn, parseOut, skipDone, func(it *Item) int64 {
+		n := int64(len(it.Data))
+		if err := proc.Analyze(it); err != nil {
+			it.Err = fmt.Errorf("%s: %w", it.Path, err)
+		}
+		it.Data = nil
+		return n
+	})
+	stage(ctx2, &wg, textSt, cfg.Workers.Text, parseOut, textOut, skipDone, func(it *Item) int64 {
+		if err := proc.Caption(ctx2, it); err != nil {
+			it.Err = fmt.Errorf("%s: caption: %w", it.Path, err)
+		}
+		return int64(len(it.Caption))
+	})
+	stage(ctx2, &wg, embedSt, cfg.Workers.Embed, textOut, embedOut, skipDone, func(it *Item) int64 {
+		if err := proc.Embed(it); err != nil {
+			it.Err = fmt.Errorf("%s: embed: %w", it.Path, err)
+		}
+		return 4 * int64(len(it.Embedding))
+	})
+	stage(ctx2, &wg, tokSt, cfg.Workers.Tokenize, embedOut, tokOut, skipDone, func(it *Item) int64 {
+		if err := proc.Tokenize(it); err != nil {
+			it.Err = fmt.Errorf("%s: tokenize: %w", it.Path, err)
+		}
+		it.Score = nil
+		return 2 * int64(len(it.Tokens))
+	})
+
+	w := &writer{cfg: &cfg, sink: sink, rep: rep, st: writeSt, total: len(todo)}
+	if pc != nil {
+		w.cacheAdd = map[string][]byte{}
+	}
+	werr := w.run(ctx2, tokOut)
+	if werr != nil {
+		cancel()
+	}
+	wg.Wait()
+	rep.PipelineSeconds = time.Since(pipeStart).Seconds()
+	rep.Processed = rep.OK + rep.Failed
+	rep.Bytes = readSt.Bytes
+	if werr == nil {
+		werr = ctx.Err()
+	}
+	if werr != nil {
+		return finish(werr)
+	}
+	if pc != nil && len(w.cacheAdd) > 0 {
+		if err := writeCache(cfg.CacheFile, pc, w.cacheAdd); err != nil {
+			return finish(err)
+		}
+	}
+	if f, ok := sink.(Forgetter); ok {
+		seen := make([]string, len(files))
+		for i, it := range files {
+			seen[i] = it.Path
+		}
+		n, err := f.Forget(ctx, seen)
+		rep.Removed = n
+		if err != nil {
+			return finish(err)
+		}
+	}
+
+	// style
+	t1 := time.Now()
+	cfg.emit(Event{Stage: StageStyle, Done: rep.Processed, Total: len(todo)})
+	serr := styles(ctx, &cfg, proc, sink, rep, styleSt)
+	styleSt.Workers = 1
+	styleSt.BusySeconds = time.Since(t1).Seconds()
+	return finish(serr)
+}
+
+// scan lists the MIDI files under root, sorted by path.
+func scan(root string) ([]*Item, error) {
+	var out []*Item
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("pipeline: scan %s: %w", p, err)
+		}
+		if d.IsDir() {
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(d.Name())) {
+		case ".mid", ".midi":
+		default:
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return fmt.Errorf("pipeline: scan %s: %w", p, err)
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, &Item{Path: filepath.ToSlash(rel), Abs: p, Size: info.Size(),
+			ModTime: info.ModTime().UnixNano(), StyleIndex: -1})
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, err
+}
+
+// readItem reads and hashes a file; same content as stored marks it
+// touched, a cache hit fills it.
+func readItem(it *Item, sink Sink, pc *cache) int64 {
+	data, err := os.ReadFile(it.Abs)
+	if err != nil {
+		it.Err = fmt.Errorf("%s: %w", it.Path, err)
+		return 0
+	}
+	h := sha256.Sum256(data)
+	it.Hash = hex.EncodeToString(h[:])
+	it.Size = int64(len(data))
+	if k, ok := sink.Known(it.Path); ok && k.Hash == it.Hash {
+		it.touched = true
+		return int64(len(data))
+	}
+	if pc != nil {
+		if c, ok := pc.lookup(it.Hash); ok {
+			it.Tokens, it.StyleIndex, it.Embedding = c.Tokens, c.StyleIndex, c.Embedding
+			it.Attrs, it.Meta, it.Caption = c.Attrs, c.Meta, c.Caption
+			it.Cached = true
+			return int64(len(data))
+		}
+	}
+	it.Data = data
+	return int64(len(data))
+}
+
+// writer is the single write stage: it groups items into batches, writes
+// each batch's pieces as one shard, then commits the batch.
+type writer struct {
+	cfg      *Config
+	sink     Sink
+	rep      *Report
+	st       *StageStats
+	total    int
+	seq      int
+	batch    Batch
+	cacheAdd map[string][]byte
+}
+
+func (w *writer) run(ctx context.Context, in <-chan *Item) error {
+	var c counter
+	defer func() { w.st.Workers = 1; w.st.QueueCap = cap(in); w.st.merge(&c) }()
+	for {
+		t0 := time.Now()
+		q := len(in)
+		var it *Item
+		var ok bool
+		select {
+		case it, ok = <-in:
+		case <-ctx.Done():
+			c.waitIn += time.Since(t0)
+			return ctx.Err()
+		}
+		t1 := time.Now()
+		c.waitIn += t1.Sub(t0)
+		if !ok {
+			err := w.flush(ctx, &c)
+			c.busy += time.Since(t1)
+			return err
+		}
+		c.qSum += int64(q)
+		c.qN++
+		c.qMax = max(c.qMax, q)
+		if it.touched {
+			w.batch.Touched = append(w.batch.Touched, it)
+			w.rep.Unchanged++
+		} else {
+			w.batch.Items = append(w.batch.Items, it)
+			c.items++
+			if it.Err == nil && it.Cached {
+				w.rep.Cached++
+			}
+			if w.cacheAdd != nil && it.Err == nil && !it.Cached {
+				if rec, err := encodeRecord(it); err == nil {
+					w.cacheAdd[it.Hash] = rec
+				}
+			}
+		}
+		var err error
+		if len(w.batch.Items)+len(w.batch.Touched) >= w.cfg.BatchItems {
+			err = w.flush(ctx, &c)
+		}
+		c.busy += time.Since(t1)
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (w *writer) flush(ctx context.Context, c *counter) error {
+	b := &w.batch
+	if len(b.Items) == 0 && len(b.Touched) == 0 {
+		return nil
+	}
+	var pieces [][]uint16
+	var off uint64
+	w.seq++
+	name := fmt.Sprintf("%s%04d", w.cfg.ShardPrefix, w.seq)
+	for _, it := range b.Items {
+		if it.Err == nil && len(it.Tokens) == 0 {
+			it.Err = fmt.Errorf("%s: no tokens", it.Path)
+		}
+		if it.Err != nil {
+			continue
+		}
+		it.Shard, it.Offset = name, off
+		off += uint64(len(it.Tokens))
+		pieces = append(pieces, it.Tokens)
+	}
+	if len(pieces) > 0 {
+		sf, err := WriteShard(w.cfg.ShardDir, name, pieces)
+		if err != nil {
+			return err
+		}
+		b.Shard = &sf
+		c.bytes += 2 * sf.Tokens
+	}
+	if err := w.sink.Commit(ctx, b); err != nil {
+		return err
+	}
+	for _, it := range b.Items {
+		if it.Err != nil {
+			w.rep.Failed++
+		} else {
+			w.rep.OK++
+		}
+	}
+	last := ""
+	if n := len(b.Items); n > 0 {
+		last = b.Items[n-1].Path
+	}
+	w.cfg.emit(Event{Stage: "ingest", Done: w.rep.OK + w.rep.Failed, Total: w.total, Path: last})
+	w.batch = Batch{}
+	return nil
+}
+
+// styles clusters every stored piece's caption embedding into k groups and
+// rewrites the shards whose pieces change group (or that hold replaced
+// pieces), then records it all in one Restyle.
+func styles(ctx context.Context, cfg *Config, proc Processor, sink Sink, rep *Report, st *StageStats) error {
+	set, err := sink.StyleSet(ctx)
+	if err != nil {
+		return err
+	}
+	n := len(set.Pieces)
+	if n == 0 {
+		return nil
+	}
+	st.Items = n
+	k := StyleCount(n, min(cfg.MaxStyles, proc.Styles()))
+	dim := len(set.Pieces[0].Embedding)
+	if dim == 0 {
+		return fmt.Errorf("pipeline: style: piece %s has no embedding", set.Pieces[0].Path)
+	}
+	data := make([]float32, 0, n*dim)
+	for _, p := range set.Pieces {
+		if len(p.Embedding) != dim {
+			return fmt.Errorf("pipeline: style: piece %s has a %d-dim embedding, others %d", p.Path, len(p.Embedding), dim)
+		}
+		data = append(data, p.Embedding...)
+	}
+	m, err := cluster.KMeans(ctx, data, dim, k, cluster.Options{Seed: cfg.Seed, Workers: cfg.Cores})
+	if err != nil {
+		return fmt.Errorf("pipeline: style: %w", err)
+	}
+	rep.Styles = m.K
+	// Which shards must be rewritten?
+	live := map[string][]int{}
+	dirty := map[string]bool{}
+	for i := range set.Pieces {
+		p := &set.Pieces[i]
+		live[p.Shard] = append(live[p.Shard], i)
+		if p.Style != m.Labels[i] && p.StyleIndex >= 0 {
+			dirty[p.Shard] = true
+		}
+		p.Style = m.Labels[i]
+		p.Attrs.Style = p.Style
+	}
+	for sh, idx := range live {
+		if set.ShardPieces[sh] != len(idx) {
+			dirty[sh] = true
+		}
+	}
+	names := make([]string, 0, len(dirty))
+	for sh := range dirty {
+		names = append(names, sh)
+	}
+	sort.Strings(names)
+	r := &Restyle{K: m.K, Pieces: set.Pieces}
+	for i, sh := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		toks, offs, err := ReadShard(cfg.ShardDir, sh)
+		if err != nil {
+			return err
+		}
+		idx := live[sh]
+		sort.Slice(idx, func(a, b int) bool { return set.Pieces[idx[a]].Offset < set.Pieces[idx[b]].Offset })
+		name := fmt.Sprintf("%ss%04d", cfg.ShardPrefix, i+1)
+		pieces := make([][]uint16, 0, len(idx))
+		var off uint64
+		for _, pi := range idx {
+			p := &set.Pieces[pi]
+			end := p.Offset + uint64(p.Tokens)
+			if end > uint64(len(toks)) || !isStart(offs, p.Offset) {
+				return fmt.Errorf("pipeline: style: piece %s at %d+%d does not fit shard %s: %w", p.Path, p.Offset, p.Tokens, sh, ErrBadShard)
+			}
+			piece := append([]uint16(nil), toks[p.Offset:end]...)
+			if p.StyleIndex >= 0 && p.StyleIndex < len(piece) {
+				piece[p.StyleIndex] = proc.StyleToken(p.Attrs, p.Style)
+			}
+			pieces = append(pieces, piece)
+			p.Shard, p.Offset = name, off
+			off += uint64(len(piece))
+		}
+		sf, err := WriteShard(cfg.ShardDir, name, pieces)
+		if err != nil {
+			return err
+		}
+		st.Bytes += 2 * sf.Tokens
+		r.Added = append(r.Added, sf)
+		r.Dropped = append(r.Dropped, sh)
+	}
+	return sink.Restyle(ctx, r)
+}
+
+func isStart(offs []uint64, o uint64) bool {
+	i := sort.Search(len(offs), func(i int) bool { return offs[i] >= o })
+	return i < len(offs) && offs[i] == o
+}
+
+// StyleCount is the number of style groups for n pieces: one per 8 pieces,
+// at least 1 and at most limit (when limit > 0).
+func StyleCount(n, limit int) int {
+	k := n / 8
+	if limit > 0 {
+		k = min(k, limit)
+	}
+	return max(k, 1)
+}
