@@ -33,14 +33,20 @@ func ReadFile(path string) (*Score, error) {
 //     above 2^7, a key beyond ±7 accidentals) are ignored;
 //   - program changes per channel and track. Notes go to one Score Track per
 //     (SMF track, channel, program in force at the note-on). A channel that
-//     plays before any program change in its own track takes the first
+//     plays before any program change in its own track takes the earliest
 //     program change for that channel anywhere in the file (lowest tick,
-//     then lowest track), else program 0. Channel 9 is drums;
+//     then lowest track) if it comes no later than the channel's first note
+//     there, else program 0. Channel 9 is drums;
 //   - note pairing: a note-on with velocity 0 is a note-off. Overlapping
 //     notes of one pitch on one channel pair FIFO: each note-off ends the
 //     oldest sounding note of that (channel, pitch) in the same SMF track.
 //     Note-offs with nothing sounding are ignored; notes still sounding at
 //     the end of their track end there.
+//
+// A track chunk must hold at least one event; one that ends without an
+// end-of-track event is accepted when its last event ends exactly at the
+// chunk's end. Bytes after an end-of-track event inside the chunk are
+// ignored.
 //
 // Tracks are ordered by SMF track, then by their first note; each track's
 // notes are sorted by onset (ties keep file order). Tracks without notes are
@@ -66,8 +72,9 @@ type rawNote struct {
 type noteGroup struct {
 	source  int
 	channel int
-	program int // -1: no program change in its track before its first note
-	final   int // index of the Score Track after merging
+	program int   // -1: no program change in its track before its first note
+	first   int64 // tick of its first note
+	final   int   // index of the Score Track after merging
 	name    string
 }
 
@@ -193,6 +200,9 @@ func (p *parser) track(s *Score, tr, start, end int) error {
 	sounding := 0
 	name, named := "", false
 
+	if start == end {
+		return p.fail(tr, start-8, fmt.Errorf("%w: empty track chunk (not even an end-of-track event)", ErrMalformed))
+	}
 	for pos < end {
 		ev := pos
 		// Delta time: a variable-length quantity of at most 4 bytes.
@@ -294,7 +304,7 @@ func (p *parser) track(s *Score, tr, start, end int) error {
 			if st>>4 == 0x9 && v > 0 {
 				g := cur[ch]
 				if g < 0 {
-					g = p.group(tr, int(ch), int(prog[ch]), firstGroup)
+					g = p.group(tr, int(ch), int(prog[ch]), firstGroup, tick)
 					cur[ch] = g
 				}
 				idx := int32(len(p.notes))
@@ -391,13 +401,13 @@ func (p *parser) promote(key uint16) {
 }
 
 // group returns the group for (track, channel, program), creating it.
-func (p *parser) group(tr, ch, prog int, first int32) int32 {
+func (p *parser) group(tr, ch, prog int, first int32, tick int64) int32 {
 	for g := first; g < int32(len(p.groups)); g++ {
 		if x := &p.groups[g]; x.channel == ch && x.program == prog {
 			return g
 		}
 	}
-	p.groups = append(p.groups, noteGroup{source: tr, channel: ch, program: prog})
+	p.groups = append(p.groups, noteGroup{source: tr, channel: ch, program: prog, first: tick})
 	return int32(len(p.groups) - 1)
 }
 
@@ -408,7 +418,7 @@ func (p *parser) finish(s *Score) {
 	for i := range gs {
 		if gs[i].program < 0 {
 			gs[i].program = 0
-			if fp := p.firstProg[gs[i].channel]; fp.set {
+			if fp := p.firstProg[gs[i].channel]; fp.set && fp.tick <= gs[i].first {
 				gs[i].program = fp.prog
 			}
 		}
