@@ -1,0 +1,185 @@
+// Package gpt owns the GPT-2 model of AMT Studio, exactly as Hugging Face's
+// GPT2LMHeadModel computes it (pre-LN blocks, learned positions, tied input
+// and output embeddings, GELU tanh form, layer-norm eps 1e-5, attention
+// scale 1/sqrt(head size)): its configuration and presets, one parameter
+// buffer carved into named tensors with Hugging Face names, forward, loss and
+// backward per layer in the manner of llm.c, safetensors and config.json I/O,
+// and sampling with a KV cache.
+//
+// It runs on any nn.Backend and is pure Go. It must never import app/, ui/,
+// storage/, or engine/token (the token grammar reaches sampling through the
+// Constraint interface).
+package gpt
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Config is the shape of a model. JSON uses Hugging Face GPT-2 keys.
+type Config struct {
+	NLayer       int     `json:"n_layer"`
+	NHead        int     `json:"n_head"`
+	NEmbd        int     `json:"n_embd"`
+	NPositions   int     `json:"n_positions"`
+	VocabSize    int     `json:"vocab_size"`
+	LayerNormEps float64 `json:"layer_norm_epsilon"`
+	BOS          int     `json:"bos_token_id"`
+	EOS          int     `json:"eos_token_id"`
+	// TrainContext is the context the model was trained with (0: unknown);
+	// sampling slides its window at this length, since positions beyond it
+	// were never trained. Stored under our own key, which transformers keeps
+	// as an attribute and otherwise ignores.
+	TrainContext int `json:"amt_train_context,omitempty"`
+}
+
+// ErrBadConfig marks an invalid configuration.
+var ErrBadConfig = errors.New("gpt: bad config")
+
+// Presets are the named model sizes (vocabulary set by the caller).
+var presets = map[string]Config{
+	// tiny: unit tests.
+	"tiny": {NLayer: 2, NHead: 2, NEmbd: 32, NPositions: 64},
+	// small: ≈3.6 M parameters with a vocabulary of ~600: the CPU default.
+	"small": {NLayer: 4, NHead: 4, NEmbd: 256, NPositions: 1024},
+	// base: ≈26 M parameters: for GPUs.
+	"base": {NLayer: 8, NHead: 8, NEmbd: 512, NPositions: 1024},
+}
+
+// PresetNames lists the presets, smallest first.
+func PresetNames() []string { return []string{"tiny", "small", "base"} }
+
+// Preset returns a named configuration for a vocabulary of vocab tokens.
+func Preset(name string, vocab int) (Config, error) {
+	c, ok := presets[name]
+	if !ok {
+		names := make([]string, 0, len(presets))
+		for n := range presets {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return Config{}, fmt.Errorf("%w: unknown preset %q (one of %s)", ErrBadConfig, name, strings.Join(names, ", "))
+	}
+	c.VocabSize = vocab
+	c.LayerNormEps = 1e-5
+	c.BOS, c.EOS = -1, -1
+	return c, c.Validate()
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	switch {
+	case c.NLayer < 1 || c.NHead < 1 || c.NEmbd < 1 || c.NPositions < 1:
+		return fmt.Errorf("%w: n_layer, n_head, n_embd and n_positions must be ≥ 1 (got %d, %d, %d, %d)", ErrBadConfig, c.NLayer, c.NHead, c.NEmbd, c.NPositions)
+	case c.NEmbd%c.NHead != 0:
+		return fmt.Errorf("%w: n_embd %d is not a multiple of n_head %d", ErrBadConfig, c.NEmbd, c.NHead)
+	case c.VocabSize < 2 || c.VocabSize > 65536:
+		return fmt.Errorf("%w: vocab_size %d outside 2..65536", ErrBadConfig, c.VocabSize)
+	case c.LayerNormEps <= 0:
+		return fmt.Errorf("%w: layer_norm_epsilon %g must be > 0", ErrBadConfig, c.LayerNormEps)
+	case c.NLayer > 1024 || c.NEmbd > 1<<16 || c.NPositions > 1<<20:
+		return fmt.Errorf("%w: implausibly large model (%d layers, width %d, %d positions)", ErrBadConfig, c.NLayer, c.NEmbd, c.NPositions)
+	}
+	return nil
+}
+
+// NumParams is the parameter count (tied embeddings counted once).
+func (c Config) NumParams() int {
+	n := 0
+	for _, t := range c.Tensors() {
+		n += t.Size()
+	}
+	return n
+}
+
+// hfConfig is config.json as transformers writes it for GPT-2.
+type hfConfig struct {
+	Config
+	ModelType          string   `json:"model_type"`
+	Architectures      []string `json:"architectures"`
+	NCtx               int      `json:"n_ctx"`
+	ActivationFunction string   `json:"activation_function"`
+	TieWordEmbeddings  bool     `json:"tie_word_embeddings"`
+	ResidPdrop         float64  `json:"resid_pdrop"`
+	EmbdPdrop          float64  `json:"embd_pdrop"`
+	AttnPdrop          float64  `json:"attn_pdrop"`
+	InitializerRange   float64  `json:"initializer_range"`
+	TorchDtype         string   `json:"torch_dtype"`
+}
+
+// WriteConfig writes config.json atomically.
+func WriteConfig(path string, c Config) error {
+	h := hfConfig{Config: c, ModelType: "gpt2", Architectures: []string{"GPT2LMHeadModel"}, NCtx: c.NPositions,
+		ActivationFunction: "gelu_new", TieWordEmbeddings: true, InitializerRange: 0.02, TorchDtype: "float32",
+		ResidPdrop: 0, EmbdPdrop: 0, AttnPdrop: 0}
+	data, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append(data, '\n'))
+}
+
+// ReadConfig reads a Hugging Face GPT-2 config.json.
+func ReadConfig(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("gpt: read config: %w", err)
+	}
+	h := hfConfig{Config: Config{LayerNormEps: 1e-5, BOS: -1, EOS: -1}, ActivationFunction: "gelu_new", TieWordEmbeddings: true}
+	if err := json.Unmarshal(data, &h); err != nil {
+		return Config{}, fmt.Errorf("%w: %s: %v", ErrBadConfig, path, err)
+	}
+	if h.ModelType != "" && h.ModelType != "gpt2" {
+		return Config{}, fmt.Errorf("%w: %s: model_type %q, want gpt2", ErrBadConfig, path, h.ModelType)
+	}
+	if h.ActivationFunction != "gelu_new" && h.ActivationFunction != "gelu_pytorch_tanh" {
+		return Config{}, fmt.Errorf("%w: %s: activation_function %q, want gelu_new", ErrBadConfig, path, h.ActivationFunction)
+	}
+	if !h.TieWordEmbeddings {
+		return Config{}, fmt.Errorf("%w: %s: untied embeddings are not supported", ErrBadConfig, path)
+	}
+	if err := h.Config.Validate(); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return h.Config, nil
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// folder, fsync and rename.
+func writeAtomic(path string, data []byte) error {
+	return writeAtomicFunc(path, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+func writeAtomicFunc(path string, write func(f *os.File) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("gpt: write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = write(f); err != nil {
+		return fmt.Errorf("gpt: write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("gpt: write %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("gpt: write %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("gpt: write %s: %w", path, err)
+	}
+	return nil
+}

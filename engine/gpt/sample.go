@@ -1,0 +1,277 @@
+package gpt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/amtstudio/amt/engine/nn"
+)
+
+// Constraint restricts sampling to valid continuations; the token grammar
+// (engine/token's *Grammar) satisfies it.
+type Constraint interface {
+	// Allow sets mask[i] true for every token allowed next (mask arrives all false).
+	Allow(mask []bool)
+	Push(tok uint16) error
+	Done() bool
+}
+
+// SampleOptions controls Generate.
+type SampleOptions struct {
+	MaxTokens   int     // new tokens at most (required, > 0)
+	Temperature float64 // 0: greedy (argmax)
+	TopK        int     // 0: no limit
+	TopP        float64 // 0 or 1: no nucleus cut
+	Seed        uint64  // same seed, same model, same prompt → same tokens
+	EOS         int     // stop after sampling this token; < 0: none
+	// Constraint, if set, receives the prompt and every sampled token and
+	// masks disallowed tokens; generation stops when it is Done.
+	Constraint Constraint
+	// Mask, if set, may edit the logits (set -Inf to forbid) before sampling.
+	Mask func(logits []float32)
+	// OnToken, if set, is called with each new token; an error stops.
+	OnToken func(tok uint16) error
+}
+
+// ErrNoToken is returned when the mask leaves no token to sample.
+var ErrNoToken = errors.New("gpt: no token allowed by the constraint")
+
+// Sampler generates with a KV cache: the keys and values of every position
+// live in the qkv activations of a (1, window) activation set, so a step
+// computes one row per layer. When the window fills, the last half of the
+// tokens is re-encoded in one batched forward and decoding continues.
+type Sampler struct {
+	m      *Model
+	W      int
+	a      *activations
+	pos    int // rows 0..pos-1 of the cache are valid
+	tok1   []int32
+	toks   []int32
+	logits []float32
+	mask   []bool
+	idx    []int32
+	prob   []float64
+}
+
+// NewSampler returns a sampler whose window is window tokens (≤ 0: the
+// model's training context if known, else n_positions).
+func (m *Model) NewSampler(window int) *Sampler {
+	c := m.Config
+	if window <= 0 {
+		window = c.TrainContext
+	}
+	if window <= 0 || window > c.NPositions {
+		window = c.NPositions
+	}
+	window = max(window, 2)
+	V := c.VocabSize
+	return &Sampler{m: m, W: window, a: newActivations(m.be, c, 1, window), tok1: make([]int32, 1),
+		toks: make([]int32, window), logits: make([]float32, V), mask: make([]bool, V), idx: make([]int32, V), prob: make([]float64, V)}
+}
+
+// Prefill resets the cache and encodes tokens (at most the window; longer
+// prompts keep their last tokens). It returns the logits of the next token
+// (valid until the next call).
+func (s *Sampler) Prefill(tokens []uint16) ([]float32, error) {
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("gpt: empty prompt")
+	}
+	if len(tokens) > s.W {
+		tokens = tokens[len(tokens)-s.W:]
+	}
+	n := len(tokens)
+	for i, t := range tokens {
+		if int(t) >= s.m.Config.VocabSize {
+			return nil, fmt.Errorf("gpt: token %d outside vocabulary of %d", t, s.m.Config.VocabSize)
+		}
+		s.toks[i] = int32(t)
+	}
+	forward(s.m.be, s.m.Config, &s.m.p, s.a, s.toks[:n], nil, 1, n, true)
+	s.pos = n
+	V := s.m.Config.VocabSize
+	s.m.be.Download(s.logits, s.a.logits.Slice((n-1)*V, V))
+	return s.logits, nil
+}
+
+// Step appends one token at the next position and returns the logits of the
+// token after it. The cache must have room (Generate slides the window).
+func (s *Sampler) Step(tok uint16) ([]float32, error) {
+	c := s.m.Config
+	if s.pos >= s.W {
+		return nil, fmt.Errorf("gpt: cache full at %d positions", s.W)
+	}
+	if int(tok) >= c.VocabSize {
+		return nil, fmt.Errorf("gpt: token %d outside vocabulary of %d", tok, c.VocabSize)
+	}
+	be, p, a := s.m.be, &s.m.p, s.a
+	C, NH, V, T := c.NEmbd, c.NHead, c.VocabSize, s.W
+	eps := float32(c.LayerNormEps)
+	r := s.pos
+	row := func(b nn.Buffer, width int) nn.Buffer { return b.Slice(r*width, width) }
+	s.tok1[0] = int32(tok)
+	be.EncoderForward(row(a.encoded, C), p.wte, p.wpe.Slice(r*C, C), s.tok1, 1, 1, C)
+	residual := row(a.encoded, C)
+	for l := 0; l < c.NLayer; l++ {
+		w, h := &p.h[l], &a.h[l]
+		be.LayerNormForward(row(h.ln1, C), row(h.ln1Mean, 1), row(h.ln1Rstd, 1), residual, w.ln1w, w.ln1b, 1, C, eps)
+		be.MatmulForward(row(h.qkv, 3*C), row(h.ln1, C), w.qkvw, w.qkvb, 1, C, 3*C, false)
+		be.AttentionStep(row(h.atty, C), h.att, h.qkv, r, T, C, NH)
+		be.MatmulForward(row(h.attproj, C), row(h.atty, C), w.attprojw, w.attprojb, 1, C, C, false)
+		be.Add(row(h.res2, C), residual, row(h.attproj, C), C)
+		be.LayerNormForward(row(h.ln2, C), row(h.ln2Mean, 1), row(h.ln2Rstd, 1), row(h.res2, C), w.ln2w, w.ln2b, 1, C, eps)
+		be.MatmulForward(row(h.fch, 4*C), row(h.ln2, C), w.fcw, w.fcb, 1, C, 4*C, false)
+		be.GeluForward(row(h.fchGelu, 4*C), row(h.fch, 4*C), 4*C)
+		be.MatmulForward(row(h.fcproj, C), row(h.fchGelu, 4*C), w.fcprojw, w.fcprojb, 1, 4*C, C, false)
+		be.Add(row(h.res3, C), row(h.res2, C), row(h.fcproj, C), C)
+		residual = row(h.res3, C)
+	}
+	be.LayerNormForward(row(a.lnf, C), row(a.lnfMean, 1), row(a.lnfRstd, 1), residual, p.lnfw, p.lnfb, 1, C, eps)
+	be.MatmulForward(row(a.logits, V), row(a.lnf, C), p.wte, nn.Buffer{}, 1, C, V, true)
+	s.toks[r] = int32(tok)
+	s.pos++
+	be.Download(s.logits, row(a.logits, V))
+	return s.logits, nil
+}
+
+// Generate samples up to opts.MaxTokens new tokens after prompt and returns
+// them (the EOS that ended generation included). The prompt is pushed into
+// opts.Constraint first.
+func (s *Sampler) Generate(ctx context.Context, prompt []uint16, opts SampleOptions) ([]uint16, error) {
+	if opts.MaxTokens <= 0 {
+		return nil, fmt.Errorf("gpt: MaxTokens must be > 0")
+	}
+	if opts.Constraint != nil {
+		for _, t := range prompt {
+			if err := opts.Constraint.Push(t); err != nil {
+				return nil, fmt.Errorf("gpt: prompt rejected by the constraint: %w", err)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0xda942042e4dd58b5))
+	hist := append([]uint16(nil), prompt...)
+	logits, err := s.Prefill(hist)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uint16, 0, opts.MaxTokens)
+	for len(out) < opts.MaxTokens {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if opts.Constraint != nil && opts.Constraint.Done() {
+			break
+		}
+		tok, err := s.pick(logits, rng, opts)
+		if err != nil {
+			return out, err
+		}
+		if opts.Constraint != nil {
+			if err := opts.Constraint.Push(tok); err != nil {
+				return out, fmt.Errorf("gpt: constraint rejected its own allowed token %d: %w", tok, err)
+			}
+		}
+		out = append(out, tok)
+		hist = append(hist, tok)
+		if opts.OnToken != nil {
+			if err := opts.OnToken(tok); err != nil {
+				return out, err
+			}
+		}
+		if int(tok) == opts.EOS || len(out) == opts.MaxTokens {
+			break
+		}
+		if s.pos >= s.W {
+			logits, err = s.Prefill(hist[len(hist)-s.W/2:])
+		} else {
+			logits, err = s.Step(tok)
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// pick applies the mask, temperature, top-k and top-p, then samples.
+func (s *Sampler) pick(logits []float32, rng *rand.Rand, o SampleOptions) (uint16, error) {
+	V := len(logits)
+	if o.Constraint != nil {
+		clear(s.mask)
+		o.Constraint.Allow(s.mask)
+		for i, ok := range s.mask {
+			if !ok {
+				logits[i] = float32(math.Inf(-1))
+			}
+		}
+	}
+	if o.Mask != nil {
+		o.Mask(logits)
+	}
+	best := -1
+	for i, l := range logits {
+		if !math.IsInf(float64(l), -1) && !math.IsNaN(float64(l)) && (best < 0 || l > logits[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0, ErrNoToken
+	}
+	if o.Temperature <= 0 {
+		return uint16(best), nil
+	}
+	// candidates sorted by logit, descending (ties by id, for determinism)
+	n := 0
+	for i, l := range logits {
+		if !math.IsInf(float64(l), -1) && !math.IsNaN(float64(l)) {
+			s.idx[n] = int32(i)
+			n++
+		}
+	}
+	cand := s.idx[:n]
+	slices.SortFunc(cand, func(a, b int32) int {
+		switch {
+		case logits[a] > logits[b]:
+			return -1
+		case logits[a] < logits[b]:
+			return 1
+		}
+		return int(a - b)
+	})
+	if o.TopK > 0 && o.TopK < len(cand) {
+		cand = cand[:o.TopK]
+	}
+	mx := float64(logits[cand[0]])
+	sum := 0.0
+	for i, id := range cand {
+		e := math.Exp((float64(logits[id]) - mx) / o.Temperature)
+		s.prob[i] = e
+		sum += e
+	}
+	if o.TopP > 0 && o.TopP < 1 {
+		acc := 0.0
+		for i := range cand {
+			acc += s.prob[i] / sum
+			if acc >= o.TopP {
+				cand = cand[:i+1]
+				break
+			}
+		}
+		sum = 0
+		for i := range cand {
+			sum += s.prob[i]
+		}
+	}
+	u := rng.Float64() * sum
+	for i, id := range cand {
+		u -= s.prob[i]
+		if u < 0 {
+			return uint16(id), nil
+		}
+	}
+	_ = V
+	return uint16(cand[len(cand)-1]), nil
+}
