@@ -66,4 +66,3 @@ func BenchmarkDecodePOP909(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "files/s")
 }
-
