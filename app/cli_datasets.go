@@ -1,0 +1,111 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/amtstudio/amt/storage"
+)
+
+func init() {
+	c := &Command{
+		Name:    "datasets",
+		Usage:   "datasets --project NAME [--json] [--failed] [--export DIR --dataset NAME] [--home DIR]",
+		Summary: "list a project's datasets and counts; export one as token shards + vocab.json",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		project := fs.String("project", "", "project name")
+		asJSON := fs.Bool("json", false, "print JSON")
+		failed := fs.Bool("failed", false, "also list the failed files and their errors")
+		export := fs.String("export", "", "write the dataset's shards and vocab.json into this folder")
+		dataset := fs.String("dataset", "", "dataset to export (default: the only one)")
+		home := fs.String("home", "", "data directory (default: $AMT_HOME or the user data folder)")
+		pos, err := ParseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 0 {
+			return fmt.Errorf("%w: unexpected arguments %v", ErrUsage, pos)
+		}
+		if *project == "" {
+			return fmt.Errorf("%w: --project is required", ErrUsage)
+		}
+		st, err := OpenStore(*home)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		list, err := ListDatasets(st, *project)
+		if err != nil {
+			return err
+		}
+		if *export != "" {
+			name := *dataset
+			if name == "" {
+				if len(list) != 1 {
+					return fmt.Errorf("%w: project %q has %d datasets; name one with --dataset", ErrUsage, *project, len(list))
+				}
+				name = list[0].Name
+			}
+			n, err := ExportDataset(ctx, st, *project, name, *export)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "exported dataset %q: %d shard pairs and vocab.json in %s\n", name, n, *export)
+			return nil
+		}
+		type failure struct {
+			Dataset string `json:"dataset"`
+			Path    string `json:"path"`
+			Error   string `json:"error"`
+		}
+		var fails []failure
+		if *failed {
+			err := st.View(func(tx *bolt.Tx) error {
+				for _, d := range list {
+					if err := storage.Items(tx, d.ID, func(it *storage.Item) bool {
+						if it.Status == storage.ItemFailed {
+							fails = append(fails, failure{d.Name, it.Path, it.Error})
+						}
+						return true
+					}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if *asJSON {
+			out := struct {
+				Project  string           `json:"project"`
+				Datasets []DatasetSummary `json:"datasets"`
+				Failed   []failure        `json:"failed,omitempty"`
+			}{*project, list, fails}
+			if out.Datasets == nil {
+				out.Datasets = []DatasetSummary{}
+			}
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tITEMS\tOK\tFAILED\tTOKENS\tSHARDS\tSTYLES\tROOT")
+		for _, d := range list {
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", d.ID, d.Name, d.Items, d.OK, d.Failed, d.Tokens, d.Shards, d.Styles, d.Root)
+		}
+		tw.Flush()
+		for _, f := range fails {
+			fmt.Fprintf(env.Stdout, "failed: %s/%s: %s\n", f.Dataset, f.Path, f.Error)
+		}
+		return nil
+	}
+	Register(c)
+}

@@ -1,0 +1,170 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/amtstudio/amt/engine/pipeline"
+	"github.com/amtstudio/amt/storage"
+)
+
+// OpenStore opens the data directory home ("" : $AMT_HOME or the user data
+// folder, see storage.DefaultDir).
+func OpenStore(home string) (*storage.Store, error) {
+	return storage.Open(home)
+}
+
+// IngestSummary is the JSON `amt ingest --json` prints.
+type IngestSummary struct {
+	RunID       uint64                `json:"run_id"`
+	Project     string                `json:"project"`
+	Dataset     string                `json:"dataset"`
+	Mode        pipeline.Mode         `json:"mode"`
+	Workers     pipeline.Workers      `json:"workers"`
+	Files       int                   `json:"files"`
+	Processed   int                   `json:"processed"`
+	OK          int                   `json:"ok"`
+	Failed      int                   `json:"failed"`
+	Unchanged   int                   `json:"unchanged"`
+	Cached      int                   `json:"cached"`
+	Removed     int                   `json:"removed"`
+	Styles      int                   `json:"styles"`
+	Bytes       int64                 `json:"bytes"`
+	Seconds     float64               `json:"seconds"`
+	Stages      []pipeline.StageStats `json:"stages"`
+	Bottleneck  string                `json:"bottleneck"`
+	Suggestions []string              `json:"suggestions"`
+}
+
+func summarize(project string, res *IngestResult) IngestSummary {
+	r := res.Report
+	return IngestSummary{RunID: res.RunID, Project: project, Dataset: res.Dataset, Mode: r.Mode, Workers: r.Workers,
+		Files: r.Files, Processed: r.Processed, OK: r.OK, Failed: r.Failed, Unchanged: r.Unchanged, Cached: r.Cached,
+		Removed: r.Removed, Styles: r.Styles, Bytes: r.Bytes, Seconds: r.Seconds, Stages: r.Stages,
+		Bottleneck: r.Bottleneck, Suggestions: r.Suggestions}
+}
+
+// writeStageTable prints stage statistics as an aligned table.
+func writeStageTable(w io.Writer, stages []storage.StageStat) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "stage\tworkers\titems\tbusy s\twait s\tMiB\tqueue mean\tqueue max\t")
+	for _, s := range stages {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%.2f\t%.1f\t%d\t\n", s.Name, s.Workers, s.Items,
+			s.BusySeconds, s.WaitSeconds, float64(s.Bytes)/(1<<20), s.QueueMean, s.QueueMax)
+	}
+	tw.Flush()
+}
+
+func toStageStats(in []pipeline.StageStats) []storage.StageStat {
+	out := make([]storage.StageStat, len(in))
+	for i, s := range in {
+		out[i] = storage.StageStat{Name: s.Name, Workers: s.Workers, BusySeconds: s.BusySeconds,
+			WaitSeconds: s.WaitSeconds, Items: s.Items, Bytes: s.Bytes, QueueMean: s.QueueMean, QueueMax: s.QueueMax}
+	}
+	return out
+}
+
+func init() {
+	c := &Command{
+		Name:    "ingest",
+		Usage:   "ingest DIR --project NAME [--mode stream|preload|mmap] [--workers N] [--batch N] [--mapping CSV] [--home DIR] [--json] [--progress]",
+		Summary: "import a folder of MIDI files into a project's dataset (only new or changed files)",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		project := fs.String("project", "", "project name (created if missing)")
+		mode := fs.String("mode", "stream", "read mode: stream, preload or mmap")
+		workers := fs.Int("workers", 0, "workers per stage (default: from the cores, or the ingest.workers setting)")
+		batch := fs.Int("batch", 0, "items per commit and shard (default 256)")
+		mapping := fs.String("mapping", "", "metadata CSV for captions (one row per file)")
+		dataset := fs.String("dataset", "", "name of a new dataset (default: the folder's name)")
+		home := fs.String("home", "", "data directory (default: $AMT_HOME or the user data folder)")
+		asJSON := fs.Bool("json", false, "print one JSON object")
+		progress := fs.Bool("progress", false, "print progress to stderr")
+		pos, err := ParseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 1 {
+			return fmt.Errorf("%w: want one folder, got %d arguments", ErrUsage, len(pos))
+		}
+		if *project == "" {
+			return fmt.Errorf("%w: --project is required", ErrUsage)
+		}
+		m, err := pipeline.ParseMode(*mode)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+		if *workers < 0 || *batch < 0 {
+			return fmt.Errorf("%w: --workers and --batch must be positive", ErrUsage)
+		}
+		st, err := OpenStore(*home)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		opts := IngestOptions{Project: *project, Dir: pos[0], Dataset: *dataset, Mode: m, BatchItems: *batch, MappingCSV: *mapping}
+		if *workers > 0 {
+			opts.Workers = pipeline.All(*workers)
+		}
+		done := make(chan struct{})
+		if *progress {
+			ch := make(chan pipeline.Event, 16)
+			opts.Progress = ch
+			go func() {
+				defer close(done)
+				last := time.Time{}
+				for e := range ch {
+					if time.Since(last) > 200*time.Millisecond || e.Stage != "ingest" {
+						fmt.Fprintf(env.Stderr, "%s %d/%d %s\n", e.Stage, e.Done, e.Total, e.Path)
+						last = time.Now()
+					}
+				}
+			}()
+		} else {
+			close(done)
+		}
+		res, err := Ingest(ctx, st, opts)
+		if opts.Progress != nil {
+			close(opts.Progress)
+		}
+		<-done
+		if res == nil || res.Report == nil {
+			return err
+		}
+		sum := summarize(*project, res)
+		if *asJSON {
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			if e := enc.Encode(sum); e != nil {
+				return e
+			}
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "run %d: %s → project %q, dataset %q (%s mode)\n", sum.RunID, pos[0], *project, sum.Dataset, sum.Mode)
+		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed, %d from cache), %d unchanged, %d removed; %d style groups; %.2f s\n\n",
+			sum.Files, sum.Processed, sum.OK, sum.Failed, sum.Cached, sum.Unchanged, sum.Removed, sum.Styles, sum.Seconds)
+		writeStageTable(env.Stdout, toStageStats(sum.Stages))
+		fmt.Fprintf(env.Stdout, "\nbottleneck: %s\n", sum.Bottleneck)
+		for _, s := range sum.Suggestions {
+			fmt.Fprintf(env.Stdout, "  - %s\n", s)
+		}
+		if sum.Failed > 0 {
+			fmt.Fprintf(env.Stdout, "(amt datasets --project %s --failed lists the failed files)\n", shellQuote(*project))
+		}
+		return err
+	}
+	Register(c)
+}
+
+func shellQuote(s string) string {
+	if strings.ContainsAny(s, " '\"$\\") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
+}

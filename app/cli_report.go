@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/amtstudio/amt/storage"
+)
+
+func init() {
+	c := &Command{
+		Name:    "report",
+		Usage:   "report --project NAME [--run ID] [--json] [--home DIR]",
+		Summary: "print an ingestion run's stage report (without --run: list the project's runs)",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		project := fs.String("project", "", "project name")
+		runArg := fs.String("run", "", "ingestion run id (see amt report --project NAME)")
+		asJSON := fs.Bool("json", false, "print JSON")
+		home := fs.String("home", "", "data directory (default: $AMT_HOME or the user data folder)")
+		pos, err := ParseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 0 {
+			return fmt.Errorf("%w: unexpected arguments %v", ErrUsage, pos)
+		}
+		if *project == "" {
+			return fmt.Errorf("%w: --project is required", ErrUsage)
+		}
+		var runID uint64
+		if *runArg != "" {
+			if runID, err = strconv.ParseUint(*runArg, 10, 64); err != nil || runID == 0 {
+				return fmt.Errorf("%w: --run %q is not a run id", ErrUsage, *runArg)
+			}
+		}
+		st, err := OpenStore(*home)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		var runs []storage.IngestRun
+		err = st.View(func(tx *bolt.Tx) error {
+			p, err := storage.ProjectByName(tx, *project)
+			if err != nil {
+				return err
+			}
+			if runID == 0 {
+				runs, err = storage.IngestRuns(tx, p.ID)
+				return err
+			}
+			r, err := storage.GetIngestRun(tx, runID)
+			if err != nil {
+				return err
+			}
+			if r.ProjectID != p.ID {
+				return fmt.Errorf("run %d belongs to another project: %w", runID, storage.ErrNotFound)
+			}
+			runs = []storage.IngestRun{*r}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			if runID != 0 {
+				return enc.Encode(runs[0])
+			}
+			if runs == nil {
+				runs = []storage.IngestRun{}
+			}
+			return enc.Encode(runs)
+		}
+		if runID == 0 {
+			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tMODE\tFILES\tPROCESSED\tOK\tFAILED\tSECONDS\tBOTTLENECK")
+			for _, r := range runs {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
+					r.Status, r.Mode, r.Files, r.Processed, r.OK, r.Failed, r.Seconds, r.Bottleneck)
+			}
+			return tw.Flush()
+		}
+		r := runs[0]
+		fmt.Fprintf(env.Stdout, "run %d (%s, %s mode, started %s)\n", r.ID, r.Status, r.Mode, r.Started.Local().Format("2006-01-02 15:04:05"))
+		if r.Error != "" {
+			fmt.Fprintf(env.Stdout, "error: %s\n", r.Error)
+		}
+		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed), %d unchanged, %d removed; %.2f s\n\n",
+			r.Files, r.Processed, r.OK, r.Failed, r.Unchanged, r.Removed, r.Seconds)
+		writeStageTable(env.Stdout, r.Stages)
+		fmt.Fprintf(env.Stdout, "\nbottleneck: %s\n", r.Bottleneck)
+		for _, s := range r.Suggestions {
+			fmt.Fprintf(env.Stdout, "  - %s\n", s)
+		}
+		return nil
+	}
+	Register(c)
+}
