@@ -49,7 +49,7 @@ func (fakeProc) Tokenize(it *Item) error {
 	it.StyleIndex = 1
 	return nil
 }
-func (fakeProc) Styles() int                                      { return 16 }
+func (fakeProc) Styles() int                                 { return 16 }
 func (fakeProc) StyleToken(_ token.Attributes, k int) uint16 { return uint16(100 + k) }
 
 func fakeTokens(body []byte, style int) []uint16 {
