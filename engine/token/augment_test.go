@@ -1,0 +1,143 @@
+package token
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/amtstudio/amt/engine/midi"
+)
+
+func measured(v *Vocab, s *midi.Score, key int) Attributes {
+	return v.Measure(s, midi.Metadata{EstimatedKey: midi.Key{Tonic: key}})
+}
+
+// notesOf returns (tick, program, pitch, velocity, dur) of every note, sorted.
+func notesOf(s *midi.Score) [][5]int64 {
+	var out [][5]int64
+	for _, tr := range s.Tracks {
+		p := int64(tr.Program)
+		if tr.IsDrum {
+			p = DrumProgram
+		}
+		for _, n := range tr.Notes {
+			out = append(out, [5]int64{n.Tick, p, int64(n.Pitch), int64(n.Velocity), n.Dur})
+		}
+	}
+	slices.SortFunc(out, func(a, b [5]int64) int { return slices.Compare(a[:], b[:]) })
+	return out
+}
+
+func TestTranspose(t *testing.T) {
+	v := DefaultVocab()
+	s := handScore()
+	toks, _ := v.Encode(s, measured(v, s, 0))
+	up, err := v.Transpose(nil, toks, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Independent truth: transpose the score's pitched notes, then encode
+	// with the key moved from C to F.
+	s2 := handScore()
+	for i := range s2.Tracks[0].Notes {
+		s2.Tracks[0].Notes[i].Pitch += 5
+	}
+	want, _ := v.Encode(s2, measured(v, s2, 5))
+	if !reflect.DeepEqual(up, want) {
+		t.Fatalf("transpose:\n got %v\nwant %v", v.Names(up), v.Names(want))
+	}
+	lo, hi, ok := v.PitchRange(toks)
+	if !ok || lo != 60 || hi != 72 { // the drum's 36 is not a pitch
+		t.Fatalf("pitch range %d..%d %v", lo, hi, ok)
+	}
+	if _, err := v.Transpose(nil, toks, 127-hi+1); !errors.Is(err, ErrOutOfRange) {
+		t.Fatalf("too high: %v", err)
+	}
+	if out, err := v.Transpose(nil, toks, -lo); err != nil || out == nil {
+		t.Fatalf("lowest: %v", err)
+	}
+}
+
+func TestScaleTempoAndRevoice(t *testing.T) {
+	v := DefaultVocab()
+	s := handScore()
+	toks, _ := v.Encode(s, measured(v, s, 0))
+	slow, err := v.ScaleTempo(nil, toks, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, a, err := v.Decode(slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 122.5 × 0.5 = 61.25 → bin 60–65; 92.5 × 0.5 = 46.25 → bin 45–50.
+	if a.TempoBPM != 62.5 || len(d.Tempos) != 2 || d.Tempos[0].BPM() < 62.49 || d.Tempos[1].BPM() < 47.49 || d.Tempos[1].BPM() > 47.51 {
+		t.Fatalf("tempo %g, %+v", a.TempoBPM, d.Tempos)
+	}
+	if _, err := v.ScaleTempo(nil, toks, 0.1); !errors.Is(err, ErrOutOfRange) {
+		t.Fatalf("too slow: %v", err)
+	}
+
+	re, err := v.Revoice(nil, toks, map[int]int{0: 41})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, a, err = v.Decode(re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := handScore()
+	s2.Tracks[0].Program = 41
+	d2, _, _ := v.Decode(must(v.Encode(s2, Unspecified())))
+	if !reflect.DeepEqual(notesOf(d), notesOf(d2)) || !slices.Equal(a.Programs, []int{41}) || !*a.Drums {
+		t.Fatalf("revoiced: %v programs %v", notesOf(d), a.Programs)
+	}
+	if _, err := v.Revoice(nil, toks, map[int]int{0: 128}); !errors.Is(err, ErrOutOfRange) {
+		t.Fatalf("bad target: %v", err)
+	}
+}
+
+func must(t []uint16, err error) []uint16 {
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func TestDropAttributes(t *testing.T) {
+	v := DefaultVocab()
+	s := handScore()
+	full := measured(v, s, 0)
+	full.Style = 2
+	toks, _ := v.Encode(s, full)
+	for drop := AttrSet(0); drop <= AttrAll; drop++ {
+		got := v.DropAttributes(nil, toks, drop)
+		a := full
+		if drop&AttrTempo != 0 {
+			a.TempoBPM = 0
+		}
+		if drop&AttrKey != 0 {
+			a.KeyTonic = -1
+		}
+		if drop&AttrMeter != 0 {
+			a.MeterNum, a.MeterDen = 0, 0
+		}
+		if drop&AttrInstruments != 0 {
+			a.Programs, a.Drums = nil, nil
+		}
+		if drop&AttrDensity != 0 {
+			a.Density = -1
+		}
+		if drop&AttrLength != 0 {
+			a.Bars = 0
+		}
+		want, _ := v.Encode(s, a)
+		if drop&AttrStyle != 0 { // Encode keeps a STYLE_NONE slot; dropping removes it
+			want = slices.Delete(want, v.StyleIndex(want), v.StyleIndex(want)+1)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("drop %07b:\n got %v\nwant %v", drop, v.Names(got), v.Names(want))
+		}
+	}
+}
