@@ -23,6 +23,8 @@ const (
 // note in the steady state.
 type encoder struct {
 	keys   []uint64
+	tmp    []uint64 // merge scratch
+	runs   []int    // start of each track's keys
 	aux    []uint16 // per note: duration bin << 8 | velocity bin
 	tempos []gridEvent
 	meters []gridEvent
@@ -70,6 +72,73 @@ func (v *Vocab) Quantize(ticksPerBeat int, tick, dur int64) (onset, units int64)
 	return onset, units
 }
 
+// sortKeys sorts the note keys. Each track's notes come sorted by tick, so
+// each track's keys are nearly sorted (only chord pitches out of order):
+// each run is insertion-sorted (or fully sorted when far from order), then
+// the runs are merged pairwise. It returns the sorted slice, which may be
+// e.tmp's storage (the buffers then swap).
+func (e *encoder) sortKeys(keys []uint64) []uint64 {
+	runs := e.runs
+	for r := 0; r+1 < len(runs); r++ {
+		run := keys[runs[r]:runs[r+1]]
+		moves, limit := 0, 8*len(run)+64
+		for i := 1; i < len(run) && moves <= limit; i++ {
+			x := run[i]
+			j := i
+			for j > 0 && run[j-1] > x {
+				run[j] = run[j-1]
+				j--
+			}
+			run[j] = x
+			moves += i - j
+		}
+		if moves > limit {
+			slices.Sort(run)
+		}
+	}
+	if cap(e.tmp) < len(keys) {
+		e.tmp = make([]uint64, len(keys), cap(keys))
+	}
+	src, dst := keys, e.tmp[:len(keys)]
+	bounds := runs // run boundaries, compacted in place after each pass
+	for len(bounds) > 2 {
+		w := 1
+		r := 0
+		for ; r+2 < len(bounds); r += 2 {
+			a, b, c := bounds[r], bounds[r+1], bounds[r+2]
+			mergeInto(dst[a:c], src[a:b], src[b:c])
+			bounds[w] = c
+			w++
+		}
+		if r+1 < len(bounds) { // odd run out: copy it
+			a, b := bounds[r], bounds[r+1]
+			copy(dst[a:b], src[a:b])
+			bounds[w] = b
+			w++
+		}
+		bounds = bounds[:w]
+		src, dst = dst, src
+	}
+	e.keys, e.tmp = src[:0], dst[:0]
+	return src
+}
+
+func mergeInto(dst, a, b []uint64) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] <= b[j] {
+			dst[k] = a[i]
+			i++
+		} else {
+			dst[k] = b[j]
+			j++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
+}
+
 // encodeBody writes the body tokens (Bar … last Duration, no EOS) into
 // e.body and returns what it measured.
 func (v *Vocab) encodeBody(e *encoder, s *midi.Score) (bodyStats, error) {
@@ -90,8 +159,10 @@ func (v *Vocab) encodeBody(e *encoder, s *midi.Score) (bodyStats, error) {
 	st.notes = n
 	keys := e.keys[:0]
 	aux := e.aux[:0]
+	runs := e.runs[:0]
 	for ti := range s.Tracks {
 		tr := &s.Tracks[ti]
+		runs = append(runs, len(keys))
 		prog := tr.Program
 		if tr.IsDrum {
 			prog = DrumProgram
@@ -121,8 +192,8 @@ func (v *Vocab) encodeBody(e *encoder, s *midi.Score) (bodyStats, error) {
 			aux = append(aux, uint16(db)<<8|uint16(v.VelocityBin(int(nt.Velocity))))
 		}
 	}
-	slices.Sort(keys)
-	e.keys, e.aux = keys, aux
+	e.aux, e.runs = aux, append(runs, len(keys))
+	keys = e.sortKeys(keys)
 
 	// Tempo map on the grid: the last event wins on a grid point; repeats
 	// of the same bin are dropped.

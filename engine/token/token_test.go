@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -392,5 +393,37 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	if _, _, err := v.Decode([]uint16{v.BOS, 65000}); !errors.Is(err, ErrNotAllowed) || !strings.Contains(err.Error(), "?65000") {
 		t.Errorf("out-of-range id: %v", err)
+	}
+}
+
+// Tracks whose notes are far from tick order (the fallback sort) or
+// interleaved encode as their sorted versions.
+func TestEncodeUnsortedTracks(t *testing.T) {
+	v := DefaultVocab()
+	sorted := &midi.Score{TicksPerBeat: 480}
+	for tr := 0; tr < 5; tr++ {
+		track := midi.Track{Program: tr * 10}
+		for i := 0; i < 300; i++ {
+			track.Notes = append(track.Notes, midi.Note{Tick: int64(i*120 + tr*40), Dur: 100, Pitch: uint8(40 + (i*7+tr)%40), Velocity: 90})
+		}
+		sorted.Tracks = append(sorted.Tracks, track)
+	}
+	want, err := v.Encode(sorted, Unspecified())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shuffled := &midi.Score{TicksPerBeat: 480}
+	for _, tr := range sorted.Tracks {
+		c := tr
+		c.Notes = slices.Clone(tr.Notes)
+		slices.Reverse(c.Notes)
+		shuffled.Tracks = append(shuffled.Tracks, c)
+	}
+	got, err := v.Encode(shuffled, Unspecified())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("reversed tracks encode differently")
 	}
 }
