@@ -248,8 +248,10 @@ func normKey(s string) string {
 func (c *Collector) lookupKeys(p string) []string {
 	stem := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
 	keys := []string{normKey(c.rel(p)), normKey(stem)}
-	if dir := filepath.Base(filepath.Dir(p)); dir != "." && dir != string(filepath.Separator) {
-		keys = append(keys, normKey(dir))
+	// The folder's name, unless the folder is the root itself (whose name
+	// says nothing of one file).
+	if d := filepath.Dir(p); d != c.root && d != "." && d != filepath.Dir(d) {
+		keys = append(keys, normKey(filepath.Base(d)))
 	}
 	return keys
 }
