@@ -1,0 +1,321 @@
+package synth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"github.com/amtstudio/amt/engine/midi"
+)
+
+// PCM is interleaved float32 audio.
+type PCM struct {
+	SampleRate int
+	Channels   int       // 2 for everything the synthesizers render
+	Samples    []float32 // frame-major: L, R, L, R, …
+}
+
+// Frames returns the number of frames.
+func (p *PCM) Frames() int {
+	if p.Channels <= 0 {
+		return 0
+	}
+	return len(p.Samples) / p.Channels
+}
+
+// Seconds returns the duration.
+func (p *PCM) Seconds() float64 {
+	if p.SampleRate <= 0 {
+		return 0
+	}
+	return float64(p.Frames()) / float64(p.SampleRate)
+}
+
+// Peak returns the largest absolute sample value.
+func (p *PCM) Peak() float64 {
+	var m float32
+	for _, v := range p.Samples {
+		if v < 0 {
+			v = -v
+		}
+		if v > m {
+			m = v
+		}
+	}
+	return float64(m)
+}
+
+// RMS returns the root mean square over all samples.
+func (p *PCM) RMS() float64 {
+	if len(p.Samples) == 0 {
+		return 0
+	}
+	var s float64
+	for _, v := range p.Samples {
+		s += float64(v) * float64(v)
+	}
+	return math.Sqrt(s / float64(len(p.Samples)))
+}
+
+// Synth is a live instrument: MIDI-like events in, stereo samples out.
+// Channels are small integers (a Score's track index when rendering a
+// Score); each keeps its own program, controllers and pitch bend. A Synth
+// is not safe for concurrent use.
+type Synth interface {
+	SampleRate() int
+	// Program selects the instrument of a channel: a General MIDI program
+	// 0–127, or a drum kit when drum is true (SoundFont bank 128).
+	Program(ch, program int, drum bool)
+	NoteOn(ch, key, velocity int)
+	NoteOff(ch, key int)
+	// Control applies a MIDI controller: 1 modulation wheel, 7 volume,
+	// 10 pan, 11 expression, 64 sustain pedal, 91 reverb and 93 chorus
+	// send, 120 all sound off, 121 reset controllers, 123 all notes off.
+	Control(ch, cc, value int)
+	// PitchBend sets a channel's bend, −8192…8191 (± 2 semitones by default).
+	PitchBend(ch, bend int)
+	// Process renders the next len(dst)/2 frames (L, R interleaved),
+	// overwriting dst.
+	Process(dst []float32)
+	// Active returns the number of sounding voices.
+	Active() int
+	// Reset silences everything and restores every channel's defaults.
+	Reset()
+}
+
+// Renderer turns Scores into audio with one synthesizer. A Renderer is safe
+// for concurrent use: every Render or Stream gets its own Synth.
+type Renderer interface {
+	// Name describes the synthesizer ("TimGM6mb (SoundFont)" or "built-in").
+	Name() string
+	SampleRate() int
+	// NewSynth returns a fresh instrument for live events.
+	NewSynth() Synth
+	// Render renders a whole Score, release tails included.
+	Render(ctx context.Context, s *midi.Score) (*PCM, error)
+	// Stream prepares block-by-block rendering of a Score for playback.
+	Stream(s *midi.Score) *Stream
+}
+
+// MaxTail bounds the rendering after the last note-off while voices ring.
+const MaxTail = 4.0
+
+// event is one scheduled synth call.
+type event struct {
+	frame int64
+	kind  uint8 // evOff sorts before evOn at the same frame
+	ch    int32
+	key   uint8
+	vel   uint8
+}
+
+const (
+	evOff = iota
+	evOn
+)
+
+type chanSetup struct {
+	program int
+	drum    bool
+}
+
+// Stream renders a Score block by block. Read fills the next frames; SeekFrame
+// moves anywhere (notes sounding across the seek point restart at their
+// next onset). A Stream is not safe for concurrent use.
+type Stream struct {
+	synth  Synth
+	rate   int
+	chans  []chanSetup
+	events []event
+	next   int
+	pos    int64 // frames rendered
+	last   int64 // frame of the last note-off
+	limit  int64 // hard end: last + MaxTail
+}
+
+// NewStream schedules s on synth. Note times come from Note.Start and
+// Note.Duration (seconds), or from the ticks and tempo map when the Score
+// has no times filled in.
+func NewStream(synth Synth, s *midi.Score) *Stream {
+	st := &Stream{synth: synth, rate: synth.SampleRate()}
+	if s == nil {
+		return st
+	}
+	useTicks := s.TicksPerBeat > 0
+	for i := range s.Tracks {
+		for _, n := range s.Tracks[i].Notes {
+			if n.Start != 0 || n.Duration != 0 {
+				useTicks = false
+				break
+			}
+		}
+	}
+	var sec func(tick int64) float64
+	if useTicks {
+		c := *s
+		c.Tracks = nil
+		sec = c.TickToSeconds
+	}
+	rate := float64(st.rate)
+	for ti := range s.Tracks {
+		tr := &s.Tracks[ti]
+		st.chans = append(st.chans, chanSetup{program: tr.Program, drum: tr.IsDrum})
+		for _, n := range tr.Notes {
+			start, dur := n.Start, n.Duration
+			if useTicks {
+				start = sec(n.Tick)
+				dur = sec(n.Tick+n.Dur) - start
+			}
+			if !(start >= 0) || math.IsInf(start, 0) || start > 1e6 || n.Pitch > 127 {
+				continue
+			}
+			if !(dur > 0) || dur > 1e5 {
+				dur = 0.01 // zero-length notes still sound briefly
+			}
+			on := int64(start * rate)
+			off := int64((start + dur) * rate)
+			if off <= on {
+				off = on + 1
+			}
+			vel := n.Velocity
+			if vel == 0 {
+				vel = 64
+			}
+			st.events = append(st.events,
+				event{frame: on, kind: evOn, ch: int32(ti), key: n.Pitch, vel: min(vel, 127)},
+				event{frame: off, kind: evOff, ch: int32(ti), key: n.Pitch})
+			st.last = max(st.last, off)
+		}
+	}
+	sort.SliceStable(st.events, func(i, j int) bool {
+		a, b := st.events[i], st.events[j]
+		if a.frame != b.frame {
+			return a.frame < b.frame
+		}
+		return a.kind < b.kind
+	})
+	st.limit = st.last + int64(MaxTail*rate)
+	st.setup()
+	return st
+}
+
+func (st *Stream) setup() {
+	st.synth.Reset()
+	for ch, c := range st.chans {
+		st.synth.Program(ch, c.program, c.drum)
+	}
+}
+
+// SampleRate returns the output rate.
+func (st *Stream) SampleRate() int { return st.rate }
+
+// Position returns the frames rendered so far.
+func (st *Stream) Position() int64 { return st.pos }
+
+// Length returns the frame of the last note-off: the music's length
+// without release tails (the stream may run up to MaxTail longer).
+func (st *Stream) Length() int64 { return st.last }
+
+// SeekFrame moves to frame, silencing whatever sounds.
+func (st *Stream) SeekFrame(frame int64) {
+	frame = max(0, frame)
+	st.setup()
+	st.pos = frame
+	st.next = sort.Search(len(st.events), func(i int) bool { return st.events[i].frame >= frame })
+}
+
+// blockFrames is the largest span rendered between event checks.
+const blockFrames = 256
+
+// Read renders the next len(dst)/2 frames into dst (stereo interleaved) and
+// returns the number of frames written. At the end it returns io.EOF: once
+// every event is played and the voices are silent (or MaxTail has passed).
+func (st *Stream) Read(dst []float32) (int, error) {
+	want := len(dst) / 2
+	done := 0
+	for done < want {
+		if st.next >= len(st.events) && (st.synth.Active() == 0 || st.pos >= st.limit) {
+			return done, io.EOF
+		}
+		for st.next < len(st.events) && st.events[st.next].frame <= st.pos {
+			e := st.events[st.next]
+			if e.kind == evOn {
+				st.synth.NoteOn(int(e.ch), int(e.key), int(e.vel))
+			} else {
+				st.synth.NoteOff(int(e.ch), int(e.key))
+			}
+			st.next++
+		}
+		n := int64(min(want-done, blockFrames))
+		if st.next < len(st.events) {
+			n = min(n, st.events[st.next].frame-st.pos)
+		}
+		if st.next >= len(st.events) {
+			n = min(n, st.limit-st.pos)
+		}
+		if n <= 0 {
+			n = 1
+		}
+		st.synth.Process(dst[2*done : 2*(done+int(n))])
+		done += int(n)
+		st.pos += n
+	}
+	return done, nil
+}
+
+// RenderStream renders a Stream to its end, calling progress (if not nil)
+// about every second of audio with the frames done and Length. It stops
+// with ctx.Err() when cancelled.
+func RenderStream(ctx context.Context, st *Stream, progress func(done, total int64)) (*PCM, error) {
+	est := st.last - st.pos + int64(st.rate)
+	if est < 0 || est > 1<<31 {
+		est = 0
+	}
+	out := &PCM{SampleRate: st.rate, Channels: 2, Samples: make([]float32, 0, 2*est)}
+	buf := make([]float32, 2*8192)
+	for i := 0; ; i++ {
+		if i%8 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("synth: render: %w", err)
+			}
+			if progress != nil {
+				progress(st.pos, st.last)
+			}
+		}
+		n, err := st.Read(buf)
+		out.Samples = append(out.Samples, buf[:2*n]...)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+	}
+	if progress != nil {
+		progress(st.last, st.last)
+	}
+	return out, nil
+}
+
+// base implements Render and Stream on top of a Synth factory.
+type base struct {
+	name   string
+	rate   int
+	newSyn func() Synth
+}
+
+func (b *base) Name() string                 { return b.name }
+func (b *base) SampleRate() int              { return b.rate }
+func (b *base) NewSynth() Synth              { return b.newSyn() }
+func (b *base) Stream(s *midi.Score) *Stream { return NewStream(b.newSyn(), s) }
+func (b *base) Render(ctx context.Context, s *midi.Score) (*PCM, error) {
+	return RenderStream(ctx, b.Stream(s), nil)
+}
+
+// validRate checks an output sample rate.
+func validRate(rate int) int {
+	if rate <= 0 {
+		return 44100
+	}
+	return min(max(rate, 8000), 192000)
+}
