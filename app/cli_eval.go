@@ -19,6 +19,7 @@ import (
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/text"
 	"github.com/amtstudio/amt/engine/token"
 )
 
@@ -294,9 +295,10 @@ func init() {
 				return err
 			}
 		case *prompt != "":
-			if opts.Request, err = promptAttrs(*prompt); err != nil {
-				return err
-			}
+			// The prompt's attributes, as the composer forces them; its
+			// mood and genre words are not checked.
+			p := text.ParsePrompt(*prompt)
+			opts.Request = &p.Attrs
 		}
 		rep, err := Evaluate(ctx, opts)
 		if err != nil {
@@ -322,19 +324,6 @@ func init() {
 		Run:     benchEval,
 	})
 }
-
-// promptAttrs turns a prompt into the requested attributes.
-func promptAttrs(prompt string) (*token.Attributes, error) {
-	if parsePrompt == nil {
-		return nil, fmt.Errorf("%w: --prompt needs the prompt parser (engine/text), which this build lacks; use --attrs", ErrUsage)
-	}
-	a := parsePrompt(prompt)
-	return &a, nil
-}
-
-// parsePrompt is text.ParsePrompt's attributes, set where engine/text is
-// built in.
-var parsePrompt func(string) token.Attributes
 
 func f4(x eval.Num) string {
 	if math.IsNaN(float64(x)) {

@@ -186,3 +186,30 @@ func TestEvalCommandErrors(t *testing.T) {
 		t.Errorf("cancelled: err %v", err)
 	}
 }
+
+func TestEvalCommandPrompt(t *testing.T) {
+	dir := t.TempDir()
+	smfScale(t, filepath.Join(dir, "c.mid"), 500000, 60) // C major, 120 bpm, 4/4, piano
+	code, out, errOut := runCLI("eval", dir, "--json", "--prompt", "a piano piece in C major at 120 bpm")
+	if code != 0 {
+		t.Fatalf("code %d stderr %s", code, errOut)
+	}
+	var rep struct {
+		Request struct {
+			TempoBPM float64 `json:"tempo_bpm"`
+			KeyTonic int     `json:"key_tonic"`
+		}
+		Adherence struct {
+			ASA float64 `json:"asa"`
+			TB  struct{ N int }
+			CK  struct{ N int }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	// The parser reads 120 bpm and C major: both checked and met.
+	if rep.Request.TempoBPM != 120 || rep.Request.KeyTonic != 0 || rep.Adherence.TB.N != 1 || rep.Adherence.CK.N != 1 || rep.Adherence.ASA != 1 {
+		t.Errorf("request %+v adherence %+v", rep.Request, rep.Adherence)
+	}
+}
