@@ -556,3 +556,10 @@ func ExportDataset(ctx context.Context, st *storage.Store, project, dataset, dir
 	}
 	return files, nil
 }
+
+func (p *realProcessor) vocabOrDefault() *token.Vocab {
+	if p.vocab != nil {
+		return p.vocab
+	}
+	return token.DefaultVocab()
+}

@@ -84,3 +84,13 @@ func each[T any](tx *bolt.Tx, bucket []byte, fn func(id uint64, v *T) bool) erro
 	}
 	return nil
 }
+
+// Counts returns the number of records in each bucket, by bucket name (for
+// diagnostics and consistency checks).
+func Counts(tx *bolt.Tx) map[string]int {
+	out := map[string]int{}
+	for _, b := range allBuckets {
+		out[string(b)] = tx.Bucket(b).Stats().KeyN
+	}
+	return out
+}

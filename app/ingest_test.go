@@ -1,0 +1,423 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/amtstudio/amt/engine/corpus"
+	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/pipeline"
+	"github.com/amtstudio/amt/storage"
+)
+
+// writeSynthCorpus writes n small MIDI files (a scale over a few bars,
+// varying tempo, program and title) and one corrupt file under dir, with
+// a metadata table naming them.
+func writeSynthCorpus(t testing.TB, dir string, n int) {
+	t.Helper()
+	var csv strings.Builder
+	csv.WriteString("file,title,genre\n")
+	for i := 0; i < n; i++ {
+		s := &midi.Score{Format: 1, TicksPerBeat: 96, Title: fmt.Sprintf("Tune %d", i),
+			Tempos: []midi.TempoChange{{Tick: 0, MicrosPerBeat: 400000 + 20000*(i%10)}},
+			Meters: []midi.MeterChange{{Tick: 0, Num: 4, Den: 4}}}
+		tr := midi.Track{Name: "lead", Channel: 0, Program: (i * 7) % 128}
+		bars := 2 + i%5
+		for k := 0; k < bars*4; k++ {
+			tr.Notes = append(tr.Notes, midi.Note{Tick: int64(k * 96), Dur: 90, Pitch: uint8(60 + (k*2+i)%12), Velocity: uint8(60 + i%40)})
+		}
+		s.Tracks = []midi.Track{tr}
+		s.EndTick = int64(bars * 4 * 96)
+		name := fmt.Sprintf("set%d/tune%03d.mid", i%4, i)
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := midi.WriteFile(p, s); err != nil {
+			t.Fatal(err)
+		}
+		genre := []string{"jig", "reel", "waltz", "ballad"}[i%4]
+		fmt.Fprintf(&csv, "%s,Tune %d,%s\n", path.Base(name), i, genre)
+	}
+	os.WriteFile(filepath.Join(dir, "broken.mid"), []byte("MThd\x00\x00\x00\x06\x00\x01"), 0o644)
+	os.WriteFile(filepath.Join(dir, "index.csv"), []byte(csv.String()), 0o644)
+}
+
+// storeState reads back every item of the project's single dataset with
+// its piece from the shard files, checking the store's invariants on the
+// way: one record per item, live counts, hashes, no stray files.
+type itemState struct {
+	Status string
+	Hash   string
+	Style  int
+	Piece  []uint16
+}
+
+func storeState(t *testing.T, home, project string) map[string]itemState {
+	t.Helper()
+	st, err := storage.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	out := map[string]itemState{}
+	err = st.View(func(tx *bolt.Tx) error {
+		p, err := storage.ProjectByName(tx, project)
+		if err != nil {
+			return err
+		}
+		dss, err := storage.Datasets(tx, p.ID)
+		if err != nil {
+			return err
+		}
+		if len(dss) != 1 {
+			t.Fatalf("%d datasets, want 1", len(dss))
+		}
+		ds := dss[0]
+		counts := storage.Counts(tx)
+		if counts["items"] != counts["items_by_path"] {
+			t.Errorf("%d item records, %d index entries: duplicates or lost items", counts["items"], counts["items_by_path"])
+		}
+		shards, err := storage.Shards(tx, ds.ID)
+		if err != nil {
+			return err
+		}
+		files := map[string]bool{}
+		live := map[uint64]int{}
+		for _, sh := range shards {
+			files[path.Base(sh.Path)+".bin"], files[path.Base(sh.Path)+".idx"] = true, true
+			if h, err := storage.HashFile(st.Abs(sh.Path + ".bin")); err != nil || h != sh.Hash {
+				t.Errorf("shard %s: hash %s, recorded %s (%v)", sh.Path, h, sh.Hash, err)
+			}
+		}
+		ents, _ := os.ReadDir(st.Abs(ds.ShardDir()))
+		for _, e := range ents {
+			if e.Name() != "vocab.json" && !files[e.Name()] {
+				t.Errorf("stray file %s in the shard folder", e.Name())
+			}
+		}
+		byID := map[uint64]storage.Shard{}
+		for _, sh := range shards {
+			byID[sh.ID] = sh
+		}
+		return storage.Items(tx, ds.ID, func(it *storage.Item) bool {
+			s := itemState{Status: it.Status, Hash: it.Hash, Style: it.Attrs.Style}
+			if it.Status == storage.ItemOK {
+				sh := byID[it.ShardID]
+				live[sh.ID]++
+				toks, _, err := pipeline.ReadShard(st.Abs(ds.ShardDir()), path.Base(sh.Path))
+				if err != nil {
+					t.Errorf("%s: %v", it.Path, err)
+					return true
+				}
+				s.Piece = toks[it.Offset : it.Offset+uint64(it.Tokens)]
+			}
+			out[it.Path] = s
+			return true
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestIngestSyntheticCorpusAndReingest(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	writeSynthCorpus(t, root, 40)
+	st, err := storage.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res, err := Ingest(context.Background(), st, IngestOptions{Project: "demo", Dir: root, BatchItems: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Report
+	if r.Files != 41 || r.OK != 40 || r.Failed != 1 || r.Styles != 5 {
+		t.Errorf("files %d ok %d failed %d styles %d; want 41, 40, 1, 5", r.Files, r.OK, r.Failed, r.Styles)
+	}
+	res2, err := Ingest(context.Background(), st, IngestOptions{Project: "demo", Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Report.Processed != 0 || res2.Report.Unchanged != 41 || res2.DatasetID != res.DatasetID {
+		t.Errorf("re-ingest processed %d unchanged %d dataset %d→%d", res2.Report.Processed, res2.Report.Unchanged, res.DatasetID, res2.DatasetID)
+	}
+	list, err := ListDatasets(st, "demo")
+	if err != nil || len(list) != 1 || list[0].Items != 41 || list[0].OK != 40 || list[0].Failed != 1 || list[0].Styles != 5 {
+		t.Fatalf("datasets: %+v %v", list, err)
+	}
+	var item *storage.Item
+	st.View(func(tx *bolt.Tx) error {
+		item, err = storage.ItemByPath(tx, res.DatasetID, "set1/tune005.mid")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(item.Caption, "Tune 5") || !strings.Contains(item.Caption, "reel") {
+		t.Errorf("caption %q lacks the title and genre of the metadata table", item.Caption)
+	}
+	var meta midi.Metadata
+	if err := json.Unmarshal(item.Meta, &meta); err != nil || meta.Notes != 8 {
+		t.Errorf("metadata %s: %v", item.Meta, err)
+	}
+	if item.Attrs.Style < 0 || item.Attrs.Style >= 5 || item.Attrs.Programs[0] != 35 {
+		t.Errorf("attributes %+v", item.Attrs)
+	}
+	st.Close()
+	state := storeState(t, home, "demo")
+	v := (&realProcessor{}).vocabOrDefault()
+	for p, s := range state {
+		if p == "broken.mid" {
+			if s.Status != storage.ItemFailed {
+				t.Errorf("broken.mid: %+v", s)
+			}
+			continue
+		}
+		if s.Piece[0] != v.BOS || s.Piece[len(s.Piece)-1] != v.EOS {
+			t.Errorf("%s: piece does not run BOS … EOS", p)
+		}
+		if i := v.StyleIndex(s.Piece); i < 0 || s.Piece[i] != v.Style(s.Style) {
+			t.Errorf("%s: STYLE token not patched to group %d", p, s.Style)
+		}
+	}
+}
+
+// TestIngestChild is the subprocess of TestIngestKilledRunsLeaveStoreConsistent.
+func TestIngestChild(t *testing.T) {
+	home, root := os.Getenv("AMT_INGEST_CHILD_HOME"), os.Getenv("AMT_INGEST_CHILD_ROOT")
+	if home == "" {
+		t.Skip("runs only as the subprocess of the kill test")
+	}
+	st, err := storage.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := Ingest(context.Background(), st, IngestOptions{Project: "k", Dir: root, BatchItems: 8, Mode: pipeline.Mode(os.Getenv("AMT_INGEST_CHILD_MODE"))}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIngestKilledRunsLeaveStoreConsistent kills ingestion subprocesses
+// with SIGKILL at random moments, then finishes in-process, and compares
+// the store with a clean ingestion of the same folder: same items, same
+// pieces, same styles, no stray files, no duplicates.
+func TestIngestKilledRunsLeaveStoreConsistent(t *testing.T) {
+	root := t.TempDir()
+	writeSynthCorpus(t, root, 240)
+	ref := t.TempDir()
+	func() {
+		st, err := storage.Open(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if _, err := Ingest(context.Background(), st, IngestOptions{Project: "k", Dir: root, BatchItems: 8}); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	want := storeState(t, ref, "k")
+
+	home := t.TempDir()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	killed := 0
+	for i := 0; i < 6; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestIngestChild$")
+		cmd.Env = append(os.Environ(), "AMT_INGEST_CHILD_HOME="+home, "AMT_INGEST_CHILD_ROOT="+root,
+			"AMT_INGEST_CHILD_MODE="+[]string{"stream", "preload", "mmap"}[i%3])
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(20+rng.IntN(300)) * time.Millisecond
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGKILL)
+		err := cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			killed++
+		}
+		t.Logf("run %d killed after %v: %v", i, delay, err)
+		if i == 0 {
+			// Make the next runs re-ingest something: change a file.
+			os.WriteFile(filepath.Join(root, "set0", "tune000.mid"), []byte("MThd garbage now"), 0o644)
+			want["set0/tune000.mid"] = itemState{Status: storage.ItemFailed}
+		}
+	}
+	if killed < 2 {
+		t.Fatalf("only %d of 6 runs were killed before they finished", killed)
+	}
+	st, err := storage.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Ingest(context.Background(), st, IngestOptions{Project: "k", Dir: root, BatchItems: 8}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	got := storeState(t, home, "k")
+	if len(got) != len(want) {
+		t.Errorf("%d items, want %d", len(got), len(want))
+	}
+	// The changed file makes the clean reference differ in styles; compare
+	// pieces without the style slot, and styles only as a partition check.
+	v := (&realProcessor{}).vocabOrDefault()
+	for p, w := range want {
+		g, ok := got[p]
+		if !ok {
+			t.Errorf("%s lost", p)
+			continue
+		}
+		if g.Status != w.Status {
+			t.Errorf("%s: status %s, want %s", p, g.Status, w.Status)
+			continue
+		}
+		if w.Status != storage.ItemOK {
+			continue
+		}
+		gp, wp := append([]uint16(nil), g.Piece...), append([]uint16(nil), w.Piece...)
+		gp[v.StyleIndex(gp)], wp[v.StyleIndex(wp)] = 0, 0
+		if !reflect.DeepEqual(gp, wp) || g.Hash != w.Hash {
+			t.Errorf("%s: piece differs from a clean ingestion", p)
+		}
+		if g.Piece[v.StyleIndex(g.Piece)] != v.Style(g.Style) {
+			t.Errorf("%s: style token does not match style %d", p, g.Style)
+		}
+	}
+}
+
+func TestIngestCommandsJSONAndReport(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	writeSynthCorpus(t, root, 16)
+	var out, errb bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &errb}
+	if code := Main(context.Background(), env, []string{"ingest", root, "--project", "p", "--home", home, "--json", "--mode", "preload", "--workers", "1"}); code != 0 {
+		t.Fatalf("ingest exit %d: %s", code, errb.String())
+	}
+	var sum struct {
+		RunID       uint64   `json:"run_id"`
+		Files       int      `json:"files"`
+		OK          int      `json:"ok"`
+		Failed      int      `json:"failed"`
+		Seconds     float64  `json:"seconds"`
+		Bottleneck  string   `json:"bottleneck"`
+		Suggestions []string `json:"suggestions"`
+		Stages      []struct {
+			Name        string  `json:"name"`
+			BusySeconds float64 `json:"busy_seconds"`
+			WaitSeconds float64 `json:"wait_seconds"`
+			Items       int     `json:"items"`
+			QueueMean   float64 `json:"queue_mean"`
+			QueueMax    int     `json:"queue_max"`
+		} `json:"stages"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if sum.Files != 17 || sum.OK != 16 || sum.Failed != 1 || sum.Seconds <= 0 || sum.Bottleneck == "" || len(sum.Suggestions) == 0 || len(sum.Stages) != 8 {
+		t.Errorf("summary %+v", sum)
+	}
+	if sum.Stages[2].Name != "parse" || sum.Stages[2].Items != 17 || sum.Stages[2].BusySeconds <= 0 {
+		t.Errorf("parse stage %+v", sum.Stages[2])
+	}
+	out.Reset()
+	if code := Main(context.Background(), env, []string{"datasets", "--project", "p", "--home", home, "--json", "--failed"}); code != 0 {
+		t.Fatalf("datasets exit %d: %s", code, errb.String())
+	}
+	var ds struct {
+		Datasets []struct {
+			Name  string `json:"name"`
+			Items int    `json:"items"`
+			OK    int    `json:"ok"`
+		} `json:"datasets"`
+		Failed []struct{ Path, Error string } `json:"failed"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &ds); err != nil || len(ds.Datasets) != 1 || ds.Datasets[0].Items != 17 || ds.Datasets[0].OK != 16 ||
+		len(ds.Failed) != 1 || ds.Failed[0].Path != "broken.mid" || !strings.Contains(ds.Failed[0].Error, "broken.mid") {
+		t.Errorf("datasets: %v %s", err, out.String())
+	}
+	out.Reset()
+	if code := Main(context.Background(), env, []string{"report", "--project", "p", "--home", home, "--run", fmt.Sprint(sum.RunID)}); code != 0 {
+		t.Fatalf("report exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"stage", "tokenize", "queue mean", "bottleneck:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	// Export: the folder holds shard pairs in the contract format and vocab.json.
+	exp := filepath.Join(t.TempDir(), "export")
+	out.Reset()
+	if code := Main(context.Background(), env, []string{"datasets", "--project", "p", "--home", home, "--export", exp}); code != 0 {
+		t.Fatalf("export exit %d: %s", code, errb.String())
+	}
+	ents, _ := os.ReadDir(exp)
+	pieces := 0
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".bin") {
+			_, offs, err := pipeline.ReadShard(exp, strings.TrimSuffix(e.Name(), ".bin"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pieces += len(offs) - 1
+		}
+	}
+	if pieces != 16 {
+		t.Errorf("exported %d pieces, want 16", pieces)
+	}
+	if _, err := os.Stat(filepath.Join(exp, "vocab.json")); err != nil {
+		t.Errorf("no vocab.json in the export: %v", err)
+	}
+	// Usage errors.
+	for _, args := range [][]string{{"ingest", root}, {"ingest", "--project", "p"}, {"ingest", root, "--project", "p", "--mode", "fast"}, {"report", "--project", "p", "--run", "x"}} {
+		if code := Main(context.Background(), env, append(args, "--home", home)); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+func TestIngestPOP909(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	root := corpus.Path(t, corpus.POP909)
+	st, err := storage.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res, err := Ingest(context.Background(), st, IngestOptions{Project: "pop", Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Report
+	if r.Files != 909 || r.OK+r.Failed != 909 || r.OK < 900 || r.Styles != 64 {
+		t.Errorf("POP909: files %d ok %d failed %d styles %d", r.Files, r.OK, r.Failed, r.Styles)
+	}
+	t.Logf("POP909 %.2f s, verdict %s", r.Seconds, r.Bottleneck)
+	var it *storage.Item
+	st.View(func(tx *bolt.Tx) error {
+		it, err = storage.ItemByPath(tx, res.DatasetID, "001/001.mid")
+		return err
+	})
+	if err != nil || it.Caption == "" || it.Status != storage.ItemOK {
+		t.Errorf("001.mid: %+v %v", it, err)
+	}
+	t.Logf("caption of 001.mid: %s", it.Caption)
+}
