@@ -1,6 +1,7 @@
 package midi
 
 import (
+	"math"
 	"slices"
 	"strconv"
 )
@@ -196,46 +197,59 @@ func tempoStats(s *Score) (initial, median float64, changes int) {
 // polyphony sweeps the notes of all tracks in onset order (a k-way merge of
 // the sorted tracks) with a min-heap of the end ticks of sounding notes.
 func polyphony(s *Score) (mean float64, most int) {
-	var heads []int
-	if len(s.Tracks) <= 32 {
-		var buf [32]int
-		heads = buf[:len(s.Tracks)]
-	} else {
-		heads = make([]int, len(s.Tracks))
+	const done = math.MaxInt64
+	k := len(s.Tracks)
+	var hb [32]int
+	var nb [32]int64
+	heads, next := hb[:0], nb[:0]
+	if k > len(hb) {
+		heads, next = make([]int, 0, k), make([]int64, 0, k)
+	}
+	// next[t]: onset of track t's next note with a duration (done if none).
+	advance := func(t int) {
+		notes := s.Tracks[t].Notes
+		i := heads[t]
+		for i < len(notes) && notes[i].Dur <= 0 {
+			i++
+		}
+		heads[t] = i
+		if i < len(notes) {
+			next[t] = notes[i].Tick
+		} else {
+			next[t] = done
+		}
+	}
+	for t := 0; t < k; t++ {
+		heads, next = append(heads, 0), append(next, 0)
+		advance(t)
 	}
 	var hbuf [64]int64
 	h := endHeap(hbuf[:0])
 	var covered, sum, since int64
 	for {
-		bt := -1
-		var bestTick int64
-		for ti := range s.Tracks {
-			notes := s.Tracks[ti].Notes
-			i := heads[ti]
-			for i < len(notes) && notes[i].Dur <= 0 {
-				i++
-			}
-			heads[ti] = i
-			if i < len(notes) && (bt < 0 || notes[i].Tick < bestTick) {
-				bt, bestTick = ti, notes[i].Tick
+		bt, tick := -1, int64(done)
+		for t, x := range next {
+			if x < tick {
+				bt, tick = t, x
 			}
 		}
 		if bt < 0 {
 			break
 		}
-		n := s.Tracks[bt].Notes[heads[bt]]
+		dur := s.Tracks[bt].Notes[heads[bt]].Dur
 		heads[bt]++
-		for len(h) > 0 && h[0] <= n.Tick {
+		advance(bt)
+		for len(h) > 0 && h[0] <= tick {
 			e := h.pop()
 			if len(h) == 0 {
 				covered += e - since
 			}
 		}
 		if len(h) == 0 {
-			since = n.Tick
+			since = tick
 		}
-		h.push(n.Tick + n.Dur)
-		sum += n.Dur
+		h.push(tick + dur)
+		sum += dur
 		most = max(most, len(h))
 	}
 	for len(h) > 0 {

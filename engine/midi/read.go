@@ -85,6 +85,7 @@ type parser struct {
 	groups []noteGroup
 	extra  []int32 // sounding notes beyond the oldest of their key, in onset order
 	counts []int
+	fin    []int32
 	// open holds, per channel<<7|pitch, 1 + the index in notes of the oldest
 	// sounding note of that key (0: none). All zero between tracks.
 	open      [16 * 128]int32
@@ -154,6 +155,11 @@ func (p *parser) parse(name string, data []byte) (*Score, error) {
 		return nil, p.fail(-1, 12, fmt.Errorf("%w: time division of 0 ticks per beat", ErrMalformed))
 	}
 	s := &Score{Format: format, SMFTracks: ntrk, TicksPerBeat: div}
+	// A note takes at least 6 bytes (onset and release with running
+	// status), so this capacity is never outgrown.
+	if want := len(data)/6 + 16; cap(p.notes) < want {
+		p.notes = make([]rawNote, 0, want)
+	}
 	pos := 8 + int(hlen)
 	for tr := 0; tr < ntrk; {
 		if len(data)-pos < 8 {
@@ -196,7 +202,10 @@ func (p *parser) track(s *Score, tr, start, end int) error {
 		prog[i], cur[i] = -1, -1
 	}
 	firstGroup := int32(len(p.groups))
-	firstNote := len(p.notes)
+	notes := p.notes // local copy for the hot loop; written back below
+	defer func() { p.notes = notes }()
+	open := &p.open
+	firstNote := len(notes)
 	sounding := 0
 	name, named := "", false
 
@@ -307,21 +316,21 @@ func (p *parser) track(s *Score, tr, start, end int) error {
 					g = p.group(tr, int(ch), int(prog[ch]), firstGroup, tick)
 					cur[ch] = g
 				}
-				idx := int32(len(p.notes))
-				p.notes = append(p.notes, rawNote{tick: tick, dur: -1, group: g, key: key, vel: v})
-				if p.open[key] == 0 {
-					p.open[key] = idx + 1
+				idx := int32(len(notes))
+				notes = append(notes, rawNote{tick: tick, dur: -1, group: g, key: key, vel: v})
+				if open[key] == 0 {
+					open[key] = idx + 1
 				} else {
 					p.extra = append(p.extra, idx)
 				}
 				sounding++
-			} else if o := p.open[key]; o != 0 {
-				n := &p.notes[o-1]
+			} else if o := open[key]; o != 0 {
+				n := &notes[o-1]
 				n.dur = tick - n.tick
-				p.open[key] = 0
+				open[key] = 0
 				sounding--
 				if len(p.extra) > 0 {
-					p.promote(key)
+					p.promote(notes, key)
 				}
 			}
 		case 0xA, 0xB, 0xE:
@@ -351,10 +360,10 @@ func (p *parser) track(s *Score, tr, start, end int) error {
 	}
 	// Notes still sounding end with the track.
 	if sounding > 0 {
-		for i := firstNote; i < len(p.notes); i++ {
-			if n := &p.notes[i]; n.dur < 0 {
+		for i := firstNote; i < len(notes); i++ {
+			if n := &notes[i]; n.dur < 0 {
 				n.dur = tick - n.tick
-				p.open[n.key] = 0
+				open[n.key] = 0
 			}
 		}
 		p.extra = p.extra[:0]
@@ -390,9 +399,9 @@ func vlq(d []byte, pos int) (v uint32, next int, err error) {
 }
 
 // promote makes the oldest extra sounding note of key the open one (FIFO).
-func (p *parser) promote(key uint16) {
+func (p *parser) promote(notes []rawNote, key uint16) {
 	for i, idx := range p.extra {
-		if p.notes[idx].key == key {
+		if notes[idx].key == key {
 			p.open[key] = idx + 1
 			p.extra = append(p.extra[:i], p.extra[i+1:]...)
 			return
@@ -439,32 +448,39 @@ func (p *parser) finish(s *Score) {
 		}
 	}
 	if nt > 0 {
-		counts := p.counts[:0]
-		for range nt + 1 {
-			counts = append(counts, 0)
+		// fin: final track per group; pos: next free slot per final track.
+		fin := p.fin[:0]
+		for i := range gs {
+			fin = append(fin, int32(gs[i].final))
 		}
-		p.counts = counts
-		for i := range p.notes {
-			counts[gs[p.notes[i].group].final+1]++
+		pos := p.counts[:0]
+		for range nt + 1 {
+			pos = append(pos, 0)
+		}
+		p.fin, p.counts = fin, pos
+		notes := p.notes
+		for i := range notes {
+			pos[fin[notes[i].group]+1]++
 		}
 		for i := 1; i <= nt; i++ {
-			counts[i] += counts[i-1]
+			pos[i] += pos[i-1]
 		}
-		all := make([]Note, len(p.notes))
 		s.Tracks = make([]Track, nt)
+		all := make([]Note, len(notes))
 		for i := range gs {
 			g := &gs[i]
-			t := &s.Tracks[g.final]
-			if t.Notes == nil {
-				a, b := counts[g.final], counts[g.final+1]
+			if t := &s.Tracks[g.final]; t.Notes == nil {
+				a, b := pos[g.final], pos[g.final+1]
 				*t = Track{Name: g.name, Source: g.source, Channel: g.channel, Program: g.program,
-					IsDrum: g.channel == 9, Notes: all[a:a:b]}
+					IsDrum: g.channel == 9, Notes: all[a:b:b]}
 			}
 		}
-		for i := range p.notes {
-			n := &p.notes[i]
-			t := &s.Tracks[gs[n.group].final]
-			t.Notes = append(t.Notes, Note{Tick: n.tick, Dur: n.dur, Pitch: uint8(n.key & 0x7F), Velocity: n.vel})
+		for i := range notes {
+			n := &notes[i]
+			f := fin[n.group]
+			j := pos[f]
+			pos[f] = j + 1
+			all[j] = Note{Tick: n.tick, Dur: n.dur, Pitch: uint8(n.key & 0x7F), Velocity: n.vel}
 		}
 	}
 	byTick := func(a, b int64) int { return cmp.Compare(a, b) }
