@@ -3,6 +3,8 @@ package eval
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/amtstudio/amt/engine/midi"
@@ -259,5 +261,60 @@ func TestMetricNames(t *testing.T) {
 			t.Errorf("metric %d: name %q empty or duplicate", k, n)
 		}
 		seen[n] = true
+	}
+}
+
+// Random scores (odd resolutions, meter changes off the bar lines, zero
+// and long notes, drums) never panic and stay in range; polyphony equals a
+// brute-force count over the grid.
+func TestMetricsRandomScores(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for it := 0; it < 300; it++ {
+		tpb := []int{1, 7, 12, 96, 480, 1000}[r.IntN(6)]
+		var tracks []midi.Track
+		for k := r.IntN(4); k >= 0; k-- {
+			tr := midi.Track{Program: r.IntN(128), IsDrum: r.IntN(4) == 0}
+			for n := r.IntN(40); n > 0; n-- {
+				tr.Notes = append(tr.Notes, note(int64(r.IntN(tpb*32)), int64(r.IntN(tpb*4)), uint8(r.IntN(128))))
+			}
+			tracks = append(tracks, tr)
+		}
+		s := score(tpb, tracks...)
+		for k := r.IntN(3); k > 0; k-- {
+			s.Meters = append(s.Meters, midi.MeterChange{Tick: int64(r.IntN(tpb * 32)), Num: 1 + r.IntN(12), Den: 1 << r.IntN(5)})
+		}
+		sort.Slice(s.Meters, func(i, j int) bool { return s.Meters[i].Tick < s.Meters[j].Tick })
+		m, err := Measure(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRanges(t, "random", &m)
+		// Brute force: per grid step, count pitched notes sounding.
+		if m.PitchedNotes > 0 {
+			cnt := map[int64]int{}
+			var end int64
+			for _, tr := range s.Tracks {
+				if tr.IsDrum {
+					continue
+				}
+				for _, n := range tr.Notes {
+					on := step(n.Tick, int64(tpb))
+					off := max(step(n.Tick+n.Dur, int64(tpb)), on+1)
+					for x := on; x < off; x++ {
+						cnt[x]++
+					}
+					end = max(end, off)
+				}
+			}
+			sum, multi := 0, 0
+			for _, c := range cnt {
+				sum += c
+				if c > 1 {
+					multi++
+				}
+			}
+			near(t, "polyphony", m.Polyphony, float64(sum)/float64(len(cnt)))
+			near(t, "polyphony_rate", m.PolyphonyRate, float64(multi)/float64(end))
+		}
 	}
 }
