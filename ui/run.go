@@ -12,7 +12,6 @@ import (
 // Run opens the main window and blocks until it is closed. SIGINT and
 // SIGTERM close it as the window's close button would.
 func Run() {
-	useReadableLocale()
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(Icon)
 	s := NewShell(a)

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/amtstudio/amt/assets"
+	_ "github.com/amtstudio/amt/ui/internal/locale" // before Fyne reads the locale
 )
 
 // AppID is the application's unique ID (also in FyneApp.toml).

@@ -32,7 +32,6 @@ func Snapshot(screen string, size fyne.Size) (img image.Image, err error) {
 }
 
 func snapshot(screen string, size fyne.Size) (image.Image, error) {
-	useReadableLocale()
 	a := test.NewApp()
 	defer a.Quit()
 	a.Settings().SetTheme(theme.DefaultTheme())
