@@ -100,7 +100,10 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("text: write %s: %w", path, err)
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	err = f.Chmod(0o644)
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
