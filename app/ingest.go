@@ -316,6 +316,7 @@ func (s *storeSink) Commit(ctx context.Context, b *pipeline.Batch) error {
 			}
 			shardID = sh.ID
 		}
+		w := storage.NewItemWriter(tx)
 		for _, it := range b.Items {
 			rec := &storage.Item{DatasetID: s.ds.ID, Path: it.Path, Size: it.Size, ModTime: it.ModTime,
 				Hash: it.Hash, Caption: it.Caption, Attrs: it.Attrs, StyleIndex: it.StyleIndex, RunID: s.runID}
@@ -332,7 +333,7 @@ func (s *storeSink) Commit(ctx context.Context, b *pipeline.Batch) error {
 			} else {
 				rec.Status, rec.ShardID, rec.Offset, rec.Tokens = storage.ItemOK, shardID, it.Offset, len(it.Tokens)
 			}
-			if err := storage.PutItem(tx, rec); err != nil {
+			if err := w.Put(rec); err != nil {
 				return err
 			}
 			if it.Err == nil && len(it.Embedding) > 0 {
@@ -346,12 +347,13 @@ func (s *storeSink) Commit(ctx context.Context, b *pipeline.Batch) error {
 			if err != nil {
 				return err
 			}
-			rec.Size, rec.ModTime = it.Size, it.ModTime
-			if err := storage.PutItem(tx, rec); err != nil {
+			nu := *rec
+			nu.Size, nu.ModTime = it.Size, it.ModTime
+			if err := w.Update(rec, &nu); err != nil {
 				return err
 			}
 		}
-		return nil
+		return w.Flush()
 	})
 }
 
@@ -391,6 +393,7 @@ func (s *storeSink) Restyle(ctx context.Context, r *pipeline.Restyle) error {
 			}
 			ids[sf.Name] = sh.ID
 		}
+		w := storage.NewItemWriter(tx)
 		for _, p := range r.Pieces {
 			id, moved := ids[p.Shard]
 			rec, err := storage.ItemByPath(tx, s.ds.ID, p.Path)
@@ -400,13 +403,17 @@ func (s *storeSink) Restyle(ctx context.Context, r *pipeline.Restyle) error {
 			if !moved && rec.Attrs.Style == p.Style {
 				continue
 			}
+			nu := *rec
 			if moved {
-				rec.ShardID, rec.Offset = id, p.Offset
+				nu.ShardID, nu.Offset = id, p.Offset
 			}
-			rec.Attrs.Style = p.Style
-			if err := storage.PutItem(tx, rec); err != nil {
+			nu.Attrs.Style = p.Style
+			if err := w.Update(rec, &nu); err != nil {
 				return err
 			}
+		}
+		if err := w.Flush(); err != nil {
+			return err
 		}
 		ds, err := storage.GetDataset(tx, s.ds.ID)
 		if err != nil {

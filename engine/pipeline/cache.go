@@ -189,9 +189,7 @@ func encodeRecord(it *Item) ([]byte, error) {
 	b = le.AppendUint32(b, uint32(len(attrs)))
 	b = le.AppendUint32(b, uint32(len(meta)))
 	b = le.AppendUint32(b, uint32(len(it.Caption)))
-	for _, t := range it.Tokens {
-		b = le.AppendUint16(b, t)
-	}
+	b = appendU16s(b, it.Tokens)
 	for len(b)%4 != 0 {
 		b = append(b, 0)
 	}

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"unsafe"
 )
 
 // ErrBadShard marks a shard pair that does not follow the format.
@@ -21,25 +23,45 @@ func WriteShard(dir, name string, pieces [][]uint16) (ShardFile, error) {
 	for _, p := range pieces {
 		total += int64(len(p))
 	}
-	bin := make([]byte, 0, 2*total)
 	idx := make([]byte, 0, 8*(len(pieces)+1))
 	var off uint64
 	for _, p := range pieces {
 		idx = binary.LittleEndian.AppendUint64(idx, off)
-		for _, t := range p {
-			bin = binary.LittleEndian.AppendUint16(bin, t)
-		}
 		off += uint64(len(p))
 	}
 	idx = binary.LittleEndian.AppendUint64(idx, off)
-	if err := writeAtomic(filepath.Join(dir, name+".bin"), bin); err != nil {
+	h := sha256.New()
+	var buf []byte
+	err := writeAtomicFunc(filepath.Join(dir, name+".bin"), func(w io.Writer) error {
+		for _, p := range pieces {
+			b := p2b(p, &buf)
+			h.Write(b)
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return ShardFile{}, err
 	}
 	if err := writeAtomic(filepath.Join(dir, name+".idx"), idx); err != nil {
 		return ShardFile{}, err
 	}
-	h := sha256.Sum256(bin)
-	return ShardFile{Name: name, Hash: hex.EncodeToString(h[:]), Pieces: len(pieces), Tokens: total}, nil
+	return ShardFile{Name: name, Hash: hex.EncodeToString(h.Sum(nil)), Pieces: len(pieces), Tokens: total}, nil
+}
+
+// p2b returns the little-endian bytes of ts: a view on little-endian
+// machines, else an encoding in *buf.
+func p2b(ts []uint16, buf *[]byte) []byte {
+	if len(ts) == 0 {
+		return nil
+	}
+	if littleEndian {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&ts[0])), 2*len(ts))
+	}
+	*buf = appendU16s((*buf)[:0], ts)
+	return *buf
 }
 
 // ReadShard reads a shard pair and checks it: the index must start at 0,
@@ -59,10 +81,7 @@ func ReadShard(dir, name string) (tokens []uint16, offsets []uint64, err error) 
 	if len(bin)%2 != 0 || len(idx)%8 != 0 || len(idx) < 8 {
 		return nil, nil, bad(fmt.Sprintf("sizes %d (.bin) and %d (.idx)", len(bin), len(idx)))
 	}
-	tokens = make([]uint16, len(bin)/2)
-	for i := range tokens {
-		tokens[i] = binary.LittleEndian.Uint16(bin[2*i:])
-	}
+	tokens = u16s(bin) // a view of bin where the machine allows
 	offsets = make([]uint64, len(idx)/8)
 	for i := range offsets {
 		offsets[i] = binary.LittleEndian.Uint64(idx[8*i:])
@@ -79,6 +98,11 @@ func ReadShard(dir, name string) (tokens []uint16, offsets []uint64, err error) 
 // writeAtomic writes data through a temp file in the same folder, fsyncs,
 // renames into place and fsyncs the folder.
 func writeAtomic(path string, data []byte) error {
+	return writeAtomicFunc(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// writeAtomicFunc is writeAtomic with the content written by write.
+func writeAtomicFunc(path string, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("pipeline: write %s: %w", path, err)
@@ -93,7 +117,7 @@ func writeAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("pipeline: write %s: %w", path, err)
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
@@ -111,4 +135,19 @@ func writeAtomic(path string, data []byte) error {
 		d.Close()
 	}
 	return nil
+}
+
+// appendU16s appends ts as little-endian bytes (one copy on little-endian
+// machines).
+func appendU16s(dst []byte, ts []uint16) []byte {
+	if len(ts) == 0 {
+		return dst
+	}
+	if littleEndian {
+		return append(dst, unsafe.Slice((*byte)(unsafe.Pointer(&ts[0])), 2*len(ts))...)
+	}
+	for _, t := range ts {
+		dst = binary.LittleEndian.AppendUint16(dst, t)
+	}
+	return dst
 }
