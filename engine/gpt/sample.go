@@ -232,6 +232,10 @@ func (s *Sampler) pick(logits []float32, rng *rand.Rand, o SampleOptions) (uint1
 		}
 	}
 	cand := s.idx[:n]
+	if (o.TopK <= 0 || o.TopK >= n) && (o.TopP <= 0 || o.TopP >= 1) {
+		// plain sampling needs no order
+		return s.sampleFrom(cand, logits, logits[best], rng, o.Temperature), nil
+	}
 	slices.SortFunc(cand, func(a, b int32) int {
 		switch {
 		case logits[a] > logits[b]:
@@ -274,4 +278,21 @@ func (s *Sampler) pick(logits []float32, rng *rand.Rand, o SampleOptions) (uint1
 	}
 	_ = V
 	return uint16(cand[len(cand)-1]), nil
+}
+
+func (s *Sampler) sampleFrom(cand []int32, logits []float32, mx float32, rng *rand.Rand, temp float64) uint16 {
+	sum := 0.0
+	for i, id := range cand {
+		e := math.Exp((float64(logits[id]) - float64(mx)) / temp)
+		s.prob[i] = e
+		sum += e
+	}
+	u := rng.Float64() * sum
+	for i, id := range cand {
+		u -= s.prob[i]
+		if u < 0 {
+			return uint16(id)
+		}
+	}
+	return uint16(cand[len(cand)-1])
 }

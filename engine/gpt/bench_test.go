@@ -1,0 +1,60 @@
+package gpt
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/amtstudio/amt/engine/nn"
+	"github.com/amtstudio/amt/engine/nn/cpu"
+)
+
+// benchVocab approximates the token vocabulary's size.
+const benchVocab = 640
+
+func benchModel(b *testing.B) (*Model, *cpu.Backend) {
+	be := cpu.New()
+	b.Cleanup(be.Close)
+	c, _ := Preset("small", benchVocab)
+	m, err := New(be, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Init(1)
+	return m, be
+}
+
+// BenchmarkTrainStepSmall: one forward+backward+AdamW step, B=8, T=256.
+func BenchmarkTrainStepSmall(b *testing.B) {
+	m, be := benchModel(b)
+	B, T := 8, 256
+	rng := rand.New(rand.NewPCG(1, 1))
+	tok := randTokens(rng, B*T+1, benchVocab)
+	mo, vo := be.Alloc(m.NumParams()), be.Alloc(m.NumParams())
+	// One step first: the first touch of ~0.4 GB of activations is page
+	// faults, not the steady state.
+	m.Forward(tok[:B*T], tok[1:], B, T)
+	m.ZeroGrad()
+	m.Backward(1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Forward(tok[:B*T], tok[1:], B, T)
+		m.ZeroGrad()
+		m.Backward(1)
+		be.AdamWUpdate(m.Params(), m.Grads(), mo, vo, nn.AdamW{LR: 1e-4, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, Step: i + 1})
+	}
+	b.ReportMetric(float64(B*T*b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+// BenchmarkGenerate1024Small: 1,024 new tokens with the small preset.
+func BenchmarkGenerate1024Small(b *testing.B) {
+	m, _ := benchModel(b)
+	s := m.NewSampler(0)
+	s.Generate(context.Background(), []uint16{0}, SampleOptions{MaxTokens: 1024, Temperature: 1, Seed: 1, EOS: -1})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Generate(context.Background(), []uint16{0}, SampleOptions{MaxTokens: 1024, Temperature: 1, Seed: 1, EOS: -1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

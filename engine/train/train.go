@@ -1,0 +1,403 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/nn"
+)
+
+// Options of a training run.
+type Options struct {
+	Steps   int // optimizer steps in all (a resumed run counts the earlier ones)
+	Batch   int // B
+	Context int // T
+	Accum   int // micro-batches per step (≥ 1)
+
+	LR, MinLR   float64 // peak and final learning rate (cosine from LR to MinLR)
+	Warmup      int     // linear warm-up steps
+	WeightDecay float64
+	Beta1       float64
+	Beta2       float64
+	Eps         float64
+	Clip        float64 // global gradient-norm limit; 0: none
+
+	ValFrac    float64 // share of pieces held out for validation
+	ValEvery   int     // validate every N steps (0: only at the end)
+	ValBatches int     // batches per validation
+	Checkpoint int     // checkpoint every N steps (0: only at the end)
+	Prefetch   int     // batches queued ahead by the loader goroutine
+
+	Seed   uint64
+	OutDir string // checkpoint.safetensors and the model files go here
+	Resume bool   // continue from OutDir/checkpoint.safetensors
+
+	// OnStep receives an event after every step (and validations).
+	OnStep func(Event)
+}
+
+// Defaults fills unset options.
+func (o *Options) defaults() {
+	def := func(p *float64, v float64) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	def(&o.LR, 3e-4)
+	def(&o.Beta1, 0.9)
+	def(&o.Beta2, 0.95)
+	def(&o.Eps, 1e-8)
+	def(&o.ValFrac, 0.05)
+	if o.MinLR == 0 {
+		o.MinLR = o.LR / 10
+	}
+	if o.Accum < 1 {
+		o.Accum = 1
+	}
+	if o.ValBatches < 1 {
+		o.ValBatches = 4
+	}
+	if o.Prefetch < 1 {
+		o.Prefetch = 2
+	}
+}
+
+// LR is the learning rate of step (1-based): linear warm-up, then cosine.
+func (o *Options) LRAt(step int) float64 {
+	if step <= o.Warmup {
+		return o.LR * float64(step) / float64(max(o.Warmup, 1))
+	}
+	if o.Steps <= o.Warmup {
+		return o.LR
+	}
+	r := float64(step-o.Warmup) / float64(o.Steps-o.Warmup)
+	return o.MinLR + 0.5*(o.LR-o.MinLR)*(1+math.Cos(math.Pi*math.Min(r, 1)))
+}
+
+// StageSeconds is time per stage: waiting for data, forward, backward and
+// the optimizer (gradient norm, clipping, AdamW).
+type StageSeconds struct {
+	Data      float64 `json:"data"`
+	Forward   float64 `json:"forward"`
+	Backward  float64 `json:"backward"`
+	Optimizer float64 `json:"optimizer"`
+}
+
+func (s *StageSeconds) add(o StageSeconds) {
+	s.Data += o.Data
+	s.Forward += o.Forward
+	s.Backward += o.Backward
+	s.Optimizer += o.Optimizer
+}
+
+// Event reports one step.
+type Event struct {
+	Step            int          `json:"step"`
+	Steps           int          `json:"steps"`
+	Loss            float64      `json:"loss"`
+	LR              float64      `json:"lr"`
+	GradNorm        float64      `json:"grad_norm"`
+	TokensPerSecond float64      `json:"tokens_per_second"`
+	ValLoss         *float64     `json:"val_loss,omitempty"`
+	Stage           StageSeconds `json:"stage_seconds"`
+}
+
+// Result sums up a run.
+type Result struct {
+	Params          int          `json:"params"`
+	Steps           int          `json:"steps"`
+	StartStep       int          `json:"start_step"` // > 0 when resumed
+	Tokens          int64        `json:"tokens"`
+	Seconds         float64      `json:"seconds"`
+	TokensPerSecond float64      `json:"tokens_per_second"`
+	TrainLoss       float64      `json:"train_loss"`
+	ValLoss         float64      `json:"val_loss"` // NaN without validation pieces
+	BestValLoss     float64      `json:"best_val_loss"`
+	Losses          []float64    `json:"-"` // train loss per step of this run
+	Stage           StageSeconds `json:"stage_seconds"`
+	TrainPieces     int          `json:"train_pieces"`
+	ValPieces       int          `json:"val_pieces"`
+}
+
+// CheckpointFile is the name of the checkpoint inside OutDir.
+const CheckpointFile = "checkpoint.safetensors"
+
+// state is the checkpoint's metadata.
+type state struct {
+	Step        int        `json:"step"`
+	Seed        uint64     `json:"seed"`
+	NextBatch   uint64     `json:"next_batch"` // the loader's position (its RNG state is (seed, batch))
+	BestValLoss float64    `json:"best_val_loss"`
+	Config      gpt.Config `json:"config"`
+	Batch       int        `json:"batch"`
+	Context     int        `json:"context"`
+	Accum       int        `json:"accum"`
+}
+
+type batch struct {
+	k               uint64
+	inputs, targets []int32
+	err             error
+}
+
+// Run trains m on the dataset. It returns when Steps are done, on error, or
+// when ctx is cancelled (after writing a checkpoint, with ctx.Err()).
+func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, error) {
+	o.defaults()
+	B, T := o.Batch, o.Context
+	if B < 1 || T < 1 || o.Steps < 1 {
+		return Result{}, fmt.Errorf("train: steps, batch and context must be ≥ 1 (got %d, %d, %d)", o.Steps, B, T)
+	}
+	if T > m.Config.NPositions {
+		return Result{}, fmt.Errorf("train: context %d exceeds the model's %d positions", T, m.Config.NPositions)
+	}
+	if o.OutDir == "" {
+		return Result{}, errors.New("train: no output folder")
+	}
+	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		return Result{}, fmt.Errorf("train: %w", err)
+	}
+	trainSplit, valSplit := data.Split(o.ValFrac, o.Seed)
+	if trainSplit.Tokens() < T+1 {
+		return Result{}, fmt.Errorf("%w: the training pieces hold %d tokens, a window of context %d needs %d", ErrNoData, trainSplit.Tokens(), T, T+1)
+	}
+	be := m.Backend()
+	n := m.NumParams()
+	mBuf, vBuf := be.Alloc(n), be.Alloc(n)
+	defer be.Free(mBuf)
+	defer be.Free(vBuf)
+	decayEnd := 0
+	for _, t := range m.Config.Tensors() {
+		if t.Decay {
+			decayEnd = t.Off + t.Size()
+		}
+	}
+	m.Config.TrainContext = T
+	st := state{Seed: o.Seed, BestValLoss: math.Inf(1), Config: m.Config, Batch: B, Context: T, Accum: o.Accum}
+	if o.Resume {
+		if err := loadCheckpoint(filepath.Join(o.OutDir, CheckpointFile), m, mBuf, vBuf, &st, o); err != nil {
+			return Result{}, err
+		}
+	}
+	res := Result{Params: n, StartStep: st.Step, TrainPieces: trainSplit.Pieces(), ValPieces: valSplit.Pieces(), ValLoss: math.NaN(), BestValLoss: st.BestValLoss}
+
+	// Loader goroutine: batches st.NextBatch, +1, … into a bounded queue,
+	// buffers recycled through free.
+	lctx, stop := context.WithCancel(ctx)
+	queue := make(chan *batch, o.Prefetch)
+	free := make(chan *batch, o.Prefetch+2)
+	for i := 0; i < o.Prefetch+2; i++ {
+		free <- &batch{inputs: make([]int32, B*T), targets: make([]int32, B*T)}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(queue)
+		scratch := make([]int32, T+1)
+		for k := st.NextBatch; ; k++ {
+			var b *batch
+			select {
+			case b = <-free:
+			case <-lctx.Done():
+				return
+			}
+			b.k = k
+			b.err = trainSplit.Batch(k, o.Seed, B, T, b.inputs, b.targets, scratch)
+			select {
+			case queue <- b:
+			case <-lctx.Done():
+				return
+			}
+		}
+	}()
+	defer func() { stop(); <-done }()
+
+	valIn, valTg, valScratch := make([]int32, B*T), make([]int32, B*T), make([]int32, T+1)
+	validate := func() (float64, error) {
+		if valSplit.Tokens() < T+1 {
+			return math.NaN(), nil
+		}
+		sum := 0.0
+		for i := 0; i < o.ValBatches; i++ {
+			if err := valSplit.Batch(uint64(i), o.Seed^0x5bd1e995, B, T, valIn, valTg, valScratch); err != nil {
+				return 0, err
+			}
+			l, err := m.Forward(valIn, valTg, B, T)
+			if err != nil {
+				return 0, err
+			}
+			sum += float64(l)
+		}
+		return sum / float64(o.ValBatches), nil
+	}
+	save := func() error {
+		if err := saveCheckpoint(filepath.Join(o.OutDir, CheckpointFile), m, mBuf, vBuf, st); err != nil {
+			return err
+		}
+		return m.Save(o.OutDir, "F32")
+	}
+
+	start := time.Now()
+	tokensPerStep := int64(B * T * o.Accum)
+	for st.Step < o.Steps {
+		if err := ctx.Err(); err != nil {
+			res.finish(start)
+			if serr := save(); serr != nil {
+				return res, serr
+			}
+			return res, err
+		}
+		step := st.Step + 1
+		t0 := time.Now()
+		var stage StageSeconds
+		loss := 0.0
+		kStart := st.NextBatch
+		m.ZeroGrad()
+		for a := 0; a < o.Accum; a++ {
+			tw := time.Now()
+			var b *batch
+			select {
+			case b = <-queue:
+			case <-ctx.Done():
+				continue
+			}
+			if b == nil {
+				return res, ctx.Err()
+			}
+			if b.err != nil {
+				return res, b.err
+			}
+			tf := time.Now()
+			l, err := m.Forward(b.inputs, b.targets, B, T)
+			if err != nil {
+				return res, err
+			}
+			free <- b
+			tb := time.Now()
+			if err := m.Backward(1 / float32(o.Accum)); err != nil {
+				return res, err
+			}
+			te := time.Now()
+			stage.Data += tf.Sub(tw).Seconds()
+			stage.Forward += tb.Sub(tf).Seconds()
+			stage.Backward += te.Sub(tb).Seconds()
+			loss += float64(l) / float64(o.Accum)
+			st.NextBatch++
+		}
+		if ctx.Err() != nil {
+			st.NextBatch = kStart // the step is dropped; the checkpoint happens at the loop top
+			continue
+		}
+		to := time.Now()
+		norm := math.Sqrt(be.SumSquares(m.Grads()))
+		scale := float32(1)
+		if o.Clip > 0 && norm > o.Clip {
+			scale = float32(o.Clip / norm)
+		}
+		lr := o.LRAt(step)
+		hp := nn.AdamW{LR: float32(lr), Beta1: float32(o.Beta1), Beta2: float32(o.Beta2), Eps: float32(o.Eps), Step: step, GradScale: scale}
+		p, g := m.Params(), m.Grads()
+		hp.WeightDecay = float32(o.WeightDecay)
+		be.AdamWUpdate(p.Slice(0, decayEnd), g.Slice(0, decayEnd), mBuf.Slice(0, decayEnd), vBuf.Slice(0, decayEnd), hp)
+		hp.WeightDecay = 0
+		be.AdamWUpdate(p.Slice(decayEnd, n-decayEnd), g.Slice(decayEnd, n-decayEnd), mBuf.Slice(decayEnd, n-decayEnd), vBuf.Slice(decayEnd, n-decayEnd), hp)
+		stage.Optimizer = time.Since(to).Seconds()
+		st.Step = step
+		res.Steps++
+		res.Tokens += tokensPerStep
+		res.TrainLoss = loss
+		res.Losses = append(res.Losses, loss)
+		res.Stage.add(stage)
+		ev := Event{Step: step, Steps: o.Steps, Loss: loss, LR: lr, GradNorm: norm,
+			TokensPerSecond: float64(tokensPerStep) / time.Since(t0).Seconds(), Stage: stage}
+		if (o.ValEvery > 0 && step%o.ValEvery == 0) || step == o.Steps {
+			vl, err := validate()
+			if err != nil {
+				return res, err
+			}
+			if !math.IsNaN(vl) {
+				res.ValLoss = vl
+				ev.ValLoss = &vl
+				if vl < st.BestValLoss {
+					st.BestValLoss = vl
+				}
+				res.BestValLoss = st.BestValLoss
+			}
+		}
+		if o.OnStep != nil {
+			o.OnStep(ev)
+		}
+		if (o.Checkpoint > 0 && step%o.Checkpoint == 0) || step == o.Steps {
+			if err := save(); err != nil {
+				return res, err
+			}
+		}
+	}
+	res.finish(start)
+	return res, nil
+}
+
+func (r *Result) finish(start time.Time) {
+	r.Seconds = time.Since(start).Seconds()
+	if r.Seconds > 0 {
+		r.TokensPerSecond = float64(r.Tokens) / r.Seconds
+	}
+}
+
+// saveCheckpoint writes parameters (Hugging Face names), the AdamW moments
+// and the state in one safetensors file, atomically: a crash leaves the old
+// checkpoint or the new one, never a mix.
+func saveCheckpoint(path string, m *gpt.Model, mBuf, vBuf nn.Buffer, st state) error {
+	sj, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	ts := m.NamedTensors()
+	n := m.NumParams()
+	mh, vh := make([]float32, n), make([]float32, n)
+	m.Backend().Download(mh, mBuf)
+	m.Backend().Download(vh, vBuf)
+	ts = append(ts, gpt.STensor{Name: "optimizer.adamw.m", Shape: []int{n}, Data: mh}, gpt.STensor{Name: "optimizer.adamw.v", Shape: []int{n}, Data: vh})
+	return gpt.WriteSafetensors(path, ts, map[string]string{"amt_checkpoint": string(sj)}, "F32")
+}
+
+func loadCheckpoint(path string, m *gpt.Model, mBuf, vBuf nn.Buffer, st *state, o Options) error {
+	ts, meta, err := gpt.ReadSafetensors(path)
+	if err != nil {
+		return fmt.Errorf("train: resume: %w", err)
+	}
+	var cs state
+	if err := json.Unmarshal([]byte(meta["amt_checkpoint"]), &cs); err != nil {
+		return fmt.Errorf("train: resume: %s: no training state in the metadata: %v", path, err)
+	}
+	cs.Config.TrainContext = st.Config.TrainContext
+	if cs.Config != st.Config {
+		return fmt.Errorf("train: resume: %s: model %+v differs from this run's %+v", path, cs.Config, st.Config)
+	}
+	if cs.Batch != o.Batch || cs.Context != o.Context || cs.Accum != o.Accum || cs.Seed != o.Seed {
+		return fmt.Errorf("train: resume: %s: batch %d, context %d, accum %d, seed %d differ from this run's %d, %d, %d, %d",
+			path, cs.Batch, cs.Context, cs.Accum, cs.Seed, o.Batch, o.Context, o.Accum, o.Seed)
+	}
+	n := m.NumParams()
+	mt, vt := ts["optimizer.adamw.m"], ts["optimizer.adamw.v"]
+	if len(mt.Data) != n || len(vt.Data) != n {
+		return fmt.Errorf("train: resume: %s: optimizer state of %d/%d values, model has %d", path, len(mt.Data), len(vt.Data), n)
+	}
+	delete(ts, "optimizer.adamw.m")
+	delete(ts, "optimizer.adamw.v")
+	if err := m.SetTensors(path, ts); err != nil {
+		return fmt.Errorf("train: resume: %w", err)
+	}
+	m.Backend().Upload(mBuf, mt.Data)
+	m.Backend().Upload(vBuf, vt.Data)
+	cs.Config = st.Config
+	*st = cs
+	return nil
+}
