@@ -36,9 +36,18 @@ type EvalOptions struct {
 	// Workers is the number of files parsed and measured at once; 0 means
 	// one per core.
 	Workers int
-	// Progress, when set, is called after each file with the count done
-	// and the total (from the worker goroutines, serialized).
-	Progress func(done, total int)
+	// Progress, when set, receives an event after each file; sends never
+	// block (an event the receiver is not ready for is dropped), so a slow
+	// UI only sees fewer updates.
+	Progress chan<- EvalProgress
+}
+
+// EvalProgress is a progress event of Evaluate.
+type EvalProgress struct {
+	Stage string `json:"stage"` // "evaluate" or "reference"
+	Done  int    `json:"done"`
+	Total int    `json:"total"`
+	File  string `json:"file"` // the file just finished
 }
 
 // EvalPiece is one file's result: metrics (and adherence) or the error that
@@ -103,7 +112,7 @@ func Evaluate(ctx context.Context, opts EvalOptions) (*EvalReport, error) {
 		return nil, err
 	}
 	rep := &EvalReport{Request: opts.Request, Workers: workers}
-	set, err := evaluateSet(ctx, files, opts.Request, workers, opts.Progress)
+	set, err := evaluateSet(ctx, "evaluate", files, opts.Request, workers, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +135,7 @@ func Evaluate(ctx context.Context, opts EvalOptions) (*EvalReport, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reference: %w", err)
 		}
-		ref, err := evaluateSet(ctx, rfiles, nil, workers, nil)
+		ref, err := evaluateSet(ctx, "reference", rfiles, nil, workers, opts.Progress)
 		if err != nil {
 			return nil, fmt.Errorf("reference: %w", err)
 		}
@@ -171,14 +180,13 @@ func collectMIDI(paths []string) ([]string, error) {
 
 // evaluateSet parses and measures files with a pool of workers; each worker
 // reuses one eval.Evaluator.
-func evaluateSet(ctx context.Context, files []string, req *token.Attributes, workers int, progress func(int, int)) (*EvalSet, error) {
+func evaluateSet(ctx context.Context, stage string, files []string, req *token.Attributes, workers int, progress chan<- EvalProgress) (*EvalSet, error) {
 	start := time.Now()
 	pieces := make([]EvalPiece, len(files))
 	metrics := make([]eval.Metrics, len(files))
 	ok := make([]bool, len(files))
 	var next, done atomic.Int64
 	var parseNS, metricNS atomic.Int64
-	var progMu sync.Mutex
 	var wg sync.WaitGroup
 	for w := 0; w < min(workers, len(files)); w++ {
 		wg.Add(1)
@@ -215,9 +223,10 @@ func evaluateSet(ctx context.Context, files []string, req *token.Attributes, wor
 				}
 				n := int(done.Add(1))
 				if progress != nil {
-					progMu.Lock()
-					progress(n, len(files))
-					progMu.Unlock()
+					select {
+					case progress <- EvalProgress{Stage: stage, Done: n, Total: len(files), File: files[i]}:
+					default:
+					}
 				}
 			}
 		}()
