@@ -143,10 +143,10 @@ func (f *frame) xAxis(p palette, size fyne.Size, top, bottom float32, xs []float
 		if grid {
 			setLine(f.grid.get(), x, top, x, bottom, p.grid, 1)
 		}
-		setLine(f.axis.get(), x, bottom, x, bottom+tickLen, p.muted, 1)
 		if labels[i] == "" {
 			continue
 		}
+		setLine(f.axis.get(), x, bottom, x, bottom+tickLen, p.muted, 1)
 		tw := fyne.MeasureText(labels[i], p.textSize, fyne.TextStyle{}).Width
 		lx := x - tw/2
 		if lx+tw > size.Width-2 {
