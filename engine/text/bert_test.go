@@ -414,3 +414,20 @@ func BenchmarkBERTEmbedTiny(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "captions/s")
 }
+
+// TestGELU checks both activations against values computed from their
+// formulas by hand (Python math.erf/math.tanh, 16 digits).
+func TestGELU(t *testing.T) {
+	for _, c := range []struct{ x, erf, tanh float64 }{
+		{1, 0.8413447460685429, 0.8411919906082768},
+		{-1, -0.15865525393145707, -0.15880800939172324},
+		{0, 0, 0},
+	} {
+		if g := float64(geluErf(float32(c.x))); math.Abs(g-c.erf) > 1e-6 {
+			t.Errorf("geluErf(%v) = %v, want %v", c.x, g, c.erf)
+		}
+		if g := float64(geluTanh(float32(c.x))); math.Abs(g-c.tanh) > 1e-6 {
+			t.Errorf("geluTanh(%v) = %v, want %v", c.x, g, c.tanh)
+		}
+	}
+}
