@@ -1,0 +1,121 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/amtstudio/amt/engine/corpus"
+	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/synth"
+)
+
+// BenchSynthResult is what `amt bench synth` prints: real-time factors
+// (audio seconds per CPU second of the process, user + system) on ONE core
+// (GOMAXPROCS 1), so other work on a shared machine does not skew them.
+type BenchSynthResult struct {
+	File             string  `json:"file"`
+	SoundFont        string  `json:"soundfont"`
+	AudioSeconds     float64 `json:"audio_seconds"`
+	Passes           int     `json:"passes"`
+	SoundFontRTF     float64 `json:"soundfont_realtime_factor"`
+	SoundFontFxRTF   float64 `json:"soundfont_reverb_chorus_realtime_factor"`
+	BuiltinRTF       float64 `json:"builtin_realtime_factor"`
+	SoundFontVsFloor float64 `json:"soundfont_vs_floor"` // realtime factor / 100 (the floor)
+	// The built-in synthesizer on the same file in the same run is the
+	// baseline the SoundFont figure is quoted against.
+	SoundFontVsBuiltin float64 `json:"soundfont_vs_builtin"`
+	GoVersion          string  `json:"go_version"`
+}
+
+// BenchSynth times rendering of one MIDI file on one core with the
+// SoundFont (and with reverb and chorus) and with the built-in synthesizer,
+// each for at least minSec seconds.
+func BenchSynth(ctx context.Context, file, soundFont string, minSec float64) (*BenchSynthResult, error) {
+	s, err := midi.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("bench synth: %w", err)
+	}
+	if soundFont == "" {
+		if fonts := synth.FindSoundFonts(synth.SystemSoundFontDir); len(fonts) > 0 {
+			soundFont = fonts[0]
+		}
+	}
+	sf, err := synth.LoadSoundFontCached(soundFont)
+	if err != nil {
+		return nil, fmt.Errorf("bench synth: %w", err)
+	}
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	res := &BenchSynthResult{File: file, SoundFont: soundFont, GoVersion: runtime.Version()}
+	time1 := func(r synth.Renderer) (float64, error) {
+		var audio, busy float64
+		passes := 0
+		for busy < minSec || passes == 0 {
+			t0 := time.Now()
+			c0, okCPU := cpuSeconds()
+			p, err := r.Render(ctx, s)
+			if err != nil {
+				return 0, fmt.Errorf("bench synth: %w", err)
+			}
+			c1, ok := cpuSeconds()
+			if ok && okCPU && c1 > c0 {
+				busy += c1 - c0 // CPU time: other processes on a shared machine do not count
+			} else {
+				busy += time.Since(t0).Seconds()
+			}
+			audio += p.Seconds()
+			res.AudioSeconds = p.Seconds()
+			passes++
+		}
+		res.Passes = max(res.Passes, passes)
+		return audio / busy, nil
+	}
+	if res.SoundFontRTF, err = time1(synth.NewSoundFontRenderer(sf, synth.Options{})); err != nil {
+		return nil, err
+	}
+	if res.SoundFontFxRTF, err = time1(synth.NewSoundFontRenderer(sf, synth.Options{Reverb: true, Chorus: true})); err != nil {
+		return nil, err
+	}
+	if res.BuiltinRTF, err = time1(synth.NewBuiltinRenderer(synth.Options{})); err != nil {
+		return nil, err
+	}
+	res.SoundFontVsFloor = res.SoundFontRTF / 100
+	res.SoundFontVsBuiltin = res.SoundFontRTF / res.BuiltinRTF
+	return res, nil
+}
+
+func init() {
+	c := &Command{
+		Name:    "synth",
+		Usage:   "bench synth [--file FILE.mid] [--soundfont PATH] [--min-seconds S]",
+		Summary: "SF2 and built-in rendering speed on one core (real-time factor; default POP909 song 001)",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		file := fs.String("file", "", "MIDI file (default: POP909 001 from the shared corpus)")
+		sf := fs.String("soundfont", "", "SoundFont (default: the first in "+synth.SystemSoundFontDir+")")
+		minSec := fs.Float64("min-seconds", 2, "least rendering time per synthesizer")
+		if _, err := ParseInterleaved(fs, args); err != nil {
+			return err
+		}
+		if *file == "" {
+			d := corpus.Dir()
+			if d == "" {
+				return fmt.Errorf("%w: no --file and no shared corpus (set AMT_SHARED_DATA)", ErrUsage)
+			}
+			*file = filepath.Join(d, corpus.POP909, "001", "001.mid")
+		}
+		res, err := BenchSynth(ctx, *file, *sf, *minSec)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	RegisterBench(c)
+}

@@ -1,0 +1,91 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/amtstudio/amt/engine/audio"
+)
+
+// PlayFile renders a MIDI file and plays it to the end or until ctx is
+// cancelled. It checks for a sound device before rendering, so a machine
+// without one gets audio.ErrNoDevice at once. progress (if not nil) is
+// called about every 100 ms with the playhead.
+func PlayFile(ctx context.Context, opts RenderOptions, progress func(pos, dur time.Duration)) (*RenderResult, error) {
+	if err := audio.Available(); err != nil {
+		return nil, fmt.Errorf("play %s: %w", opts.Input, err)
+	}
+	opts.Output = ""
+	res, err := RenderFile(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := audio.NewPlayer(res.PCM)
+	if err != nil {
+		return res, fmt.Errorf("play %s: %w", opts.Input, err)
+	}
+	defer p.Close()
+	p.Play()
+	if !p.Wait(ctx, progress) {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("play %s: stopped: %w", opts.Input, err)
+		}
+		if err := p.Err(); err != nil {
+			return res, fmt.Errorf("play %s: %w", opts.Input, err)
+		}
+	}
+	return res, nil
+}
+
+func init() {
+	c := &Command{
+		Name:    "play",
+		Usage:   "play FILE.mid [--soundfont PATH|--builtin] [--reverb]",
+		Summary: "play a MIDI file through the sound card (Ctrl-C stops)",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		sf := addSynthFlags(fs)
+		pos, err := ParseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 1 {
+			return fmt.Errorf("%w: need one MIDI file", ErrUsage)
+		}
+		if err := sf.check(); err != nil {
+			return err
+		}
+		opts := RenderOptions{Input: pos[0], SoundFont: *sf.soundfont, Builtin: *sf.builtin, SampleRate: *sf.rate, Reverb: *sf.reverb}
+		opts.Progress = func(done, total float64) {
+			fmt.Fprintf(env.Stderr, "\rrendering %s / %s", fmtDur(done), fmtDur(total))
+		}
+		started := false
+		res, err := PlayFile(ctx, opts, func(p, d time.Duration) {
+			if !started {
+				started = true
+				fmt.Fprint(env.Stderr, "\r\033[K")
+			}
+			fmt.Fprintf(env.Stderr, "\r▶ %s / %s", fmtDur(p.Seconds()), fmtDur(d.Seconds()))
+		})
+		fmt.Fprintln(env.Stderr)
+		if res != nil && res.Warning != "" {
+			fmt.Fprintf(env.Stderr, "warning: %s\n", res.Warning)
+		}
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(env.Stdout, "stopped")
+			return nil
+		}
+		if errors.Is(err, audio.ErrNoDevice) {
+			return fmt.Errorf("%w (amt render %s -o out.wav)", err, pos[0])
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "played %s with %s\n", fmtDur(res.AudioSeconds), res.SoundFont)
+		return nil
+	}
+	Register(c)
+}
