@@ -44,7 +44,7 @@ var ErrBadConfig = errors.New("gpt: bad config")
 // Presets are the named model sizes (vocabulary set by the caller).
 var presets = map[string]Config{
 	// tiny: unit tests.
-	"tiny": {NLayer: 2, NHead: 2, NEmbd: 32, NPositions: 64},
+	"tiny": {NLayer: 2, NHead: 2, NEmbd: 32, NPositions: 128},
 	// small: ≈3.6 M parameters with a vocabulary of ~600: the CPU default.
 	"small": {NLayer: 4, NHead: 4, NEmbd: 256, NPositions: 1024},
 	// base: ≈26 M parameters: for GPUs.

@@ -1,0 +1,207 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/nn"
+	"github.com/amtstudio/amt/engine/nn/cpu"
+	"github.com/amtstudio/amt/engine/token"
+)
+
+// EngineBench is the JSON of `amt bench engine`. Each figure is the best of
+// Repeat measurements; the *_spread fields give [worst, best] so the noise of
+// a shared machine shows.
+type EngineBench struct {
+	MatmulShape          [3]int     `json:"matmul_shape"` // N, C, OC
+	MatmulGFLOPS         float64    `json:"matmul_gflops"`
+	OpenBLASGFLOPS       float64    `json:"openblas_gflops"`
+	MatmulRatio          float64    `json:"matmul_ratio"`
+	MatmulSpread         [2]float64 `json:"matmul_gflops_spread"`
+	OpenBLASSpread       [2]float64 `json:"openblas_gflops_spread"`
+	TrainTokensPerSecond float64    `json:"train_tokens_per_second"`
+	TrainSpread          [2]float64 `json:"train_tokens_per_second_spread"`
+	TrainCPUSecondsStep  float64    `json:"train_cpu_seconds_per_step"`
+	GenerateSeconds1024  float64    `json:"generate_seconds_1024"`
+	GenerateSpread       [2]float64 `json:"generate_seconds_1024_spread"`
+	GenerateWindow       int        `json:"generate_window"`
+	Params               int        `json:"params"`
+	Vocab                int        `json:"vocab"`
+	Workers              int        `json:"workers"`
+	PeakRSSMB            float64    `json:"peak_rss_mb"`
+	LoadAverage          string     `json:"load_average"`
+	Repeat               int        `json:"repeat"`
+}
+
+func init() {
+	c := &Command{
+		Name:    "engine",
+		Usage:   "bench engine [--json] [--repeat N] [--steps N]",
+		Summary: "engine matmul vs OpenBLAS, small-preset training tokens/s (8×256), 1,024-token generation",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		jsonOut := fs.Bool("json", false, "print JSON")
+		repeat := fs.Int("repeat", 3, "measurements per figure (best and spread reported)")
+		steps := fs.Int("steps", 3, "training steps per measurement")
+		if _, err := ParseInterleaved(fs, args); err != nil {
+			return err
+		}
+		r, err := BenchEngine(ctx, max(1, *repeat), max(1, *steps))
+		if err != nil {
+			return err
+		}
+		if *jsonOut {
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(r)
+		}
+		fmt.Fprintf(env.Stdout, "matmul %v: engine %.1f GFLOP/s, OpenBLAS threaded %.1f GFLOP/s (ratio %.2f)\n", r.MatmulShape, r.MatmulGFLOPS, r.OpenBLASGFLOPS, r.MatmulRatio)
+		fmt.Fprintf(env.Stdout, "train small 8×256: %.0f tokens/s (spread %.0f–%.0f), %.2f CPU-s per step\n", r.TrainTokensPerSecond, r.TrainSpread[0], r.TrainSpread[1], r.TrainCPUSecondsStep)
+		fmt.Fprintf(env.Stdout, "generate 1024 tokens (window %d): %.3f s (spread %.3f–%.3f)\n", r.GenerateWindow, r.GenerateSeconds1024, r.GenerateSpread[0], r.GenerateSpread[1])
+		fmt.Fprintf(env.Stdout, "params %d, vocab %d, workers %d, peak RSS %.0f MB, load average %s\n", r.Params, r.Vocab, r.Workers, r.PeakRSSMB, r.LoadAverage)
+		return nil
+	}
+	RegisterBench(c)
+}
+
+func spreadOf(xs []float64, higherBetter bool) (best float64, spread [2]float64) {
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	if higherBetter {
+		return hi, [2]float64{lo, hi}
+	}
+	return lo, [2]float64{hi, lo}
+}
+
+// BenchEngine measures the engine as `amt bench engine` reports it.
+func BenchEngine(ctx context.Context, repeat, steps int) (EngineBench, error) {
+	v := token.DefaultVocab()
+	r := EngineBench{Vocab: v.Size(), Repeat: repeat, Workers: runtime.GOMAXPROCS(0)}
+	be := cpu.New()
+	defer be.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	fill := func(b nn.Buffer) {
+		for i := range b.Host() {
+			b.Host()[i] = rng.Float32() - 0.5
+		}
+	}
+
+	// Matmul: the MLP's first product of the small preset at B·T = 2048.
+	N, C, OC := 2048, 256, 1024
+	r.MatmulShape = [3]int{N, C, OC}
+	inp, w, bias, out := be.Alloc(N*C), be.Alloc(C*OC), be.Alloc(OC), be.Alloc(N*OC)
+	fill(inp)
+	fill(w)
+	fill(bias)
+	flop := 2 * float64(N) * float64(C) * float64(OC)
+	const reps = 20
+	var eng, blas []float64
+	for i := 0; i < repeat; i++ {
+		// Engine: its worker pool, single-threaded OpenBLAS per block, bias included.
+		be.MatmulForward(out, inp, w, bias, N, C, OC, false)
+		t := time.Now()
+		for k := 0; k < reps; k++ {
+			be.MatmulForward(out, inp, w, bias, N, C, OC, false)
+		}
+		eng = append(eng, flop*reps/time.Since(t).Seconds()/1e9)
+		// Baseline: one cblas_sgemm call on the whole shape, OpenBLAS's own threads.
+		cpu.SetBLASThreads(runtime.GOMAXPROCS(0))
+		cpu.Sgemm(false, false, N, OC, C, 1, inp.Host(), C, w.Host(), OC, 0, out.Host(), OC)
+		t = time.Now()
+		for k := 0; k < reps; k++ {
+			cpu.Sgemm(false, false, N, OC, C, 1, inp.Host(), C, w.Host(), OC, 0, out.Host(), OC)
+		}
+		blas = append(blas, flop*reps/time.Since(t).Seconds()/1e9)
+		cpu.SetBLASThreads(1)
+	}
+	r.MatmulGFLOPS, r.MatmulSpread = spreadOf(eng, true)
+	r.OpenBLASGFLOPS, r.OpenBLASSpread = spreadOf(blas, true)
+	r.MatmulRatio = r.MatmulGFLOPS / r.OpenBLASGFLOPS
+
+	// Training: small preset, batch 8 × context 256, AdamW included.
+	cfg, err := gpt.Preset("small", v.Size())
+	if err != nil {
+		return r, err
+	}
+	m, err := gpt.New(be, cfg)
+	if err != nil {
+		return r, err
+	}
+	m.Init(1)
+	r.Params = m.NumParams()
+	B, T := 8, 256
+	toks := make([]int32, B*T+1)
+	for i := range toks {
+		toks[i] = int32(rng.IntN(v.Size()))
+	}
+	mo, vo := be.Alloc(m.NumParams()), be.Alloc(m.NumParams())
+	step := func(i int) error {
+		if _, err := m.Forward(toks[:B*T], toks[1:], B, T); err != nil {
+			return err
+		}
+		m.ZeroGrad()
+		if err := m.Backward(1); err != nil {
+			return err
+		}
+		norm := be.SumSquares(m.Grads())
+		_ = norm
+		be.AdamWUpdate(m.Params(), m.Grads(), mo, vo, nn.AdamW{LR: 1e-4, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.1, Step: i + 1})
+		return nil
+	}
+	if err := step(0); err != nil { // first touch of the activations
+		return r, err
+	}
+	var tps []float64
+	cpuStart, _ := cpuSeconds()
+	for i := 0; i < repeat; i++ {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		t := time.Now()
+		for k := 0; k < steps; k++ {
+			if err := step(k + 1); err != nil {
+				return r, err
+			}
+		}
+		tps = append(tps, float64(B*T*steps)/time.Since(t).Seconds())
+	}
+	cpuEnd, _ := cpuSeconds()
+	r.TrainCPUSecondsStep = (cpuEnd - cpuStart) / float64(repeat*steps)
+	r.TrainTokensPerSecond, r.TrainSpread = spreadOf(tps, true)
+
+	// Generation: 1,024 new tokens from BOS with the window a model trained
+	// at context 256 uses.
+	m.Config.TrainContext = 256
+	s := m.NewSampler(0)
+	r.GenerateWindow = s.W
+	opts := gpt.SampleOptions{MaxTokens: 1024, Temperature: 1, TopP: 0.95, Seed: 1, EOS: -1}
+	if _, err := s.Generate(ctx, []uint16{v.BOS}, opts); err != nil {
+		return r, err
+	}
+	var gen []float64
+	for i := 0; i < repeat; i++ {
+		t := time.Now()
+		out, err := s.Generate(ctx, []uint16{v.BOS}, opts)
+		if err != nil {
+			return r, err
+		}
+		if len(out) != 1024 {
+			return r, fmt.Errorf("bench engine: generated %d tokens, want 1024", len(out))
+		}
+		gen = append(gen, time.Since(t).Seconds())
+	}
+	r.GenerateSeconds1024, r.GenerateSpread = spreadOf(gen, false)
+	r.PeakRSSMB = PeakRSSMB()
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		r.LoadAverage = strings.Join(strings.Fields(string(la))[:3], " ")
+	}
+	return r, nil
+}

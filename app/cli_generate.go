@@ -1,0 +1,91 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/nn/cpu"
+	"github.com/amtstudio/amt/engine/token"
+)
+
+// GenerateResult is the JSON of `amt generate --json`.
+type GenerateResult struct {
+	Out             string           `json:"out"`
+	Tokens          int              `json:"tokens"`
+	Seconds         float64          `json:"seconds"`
+	TokensPerSecond float64          `json:"tokens_per_second"`
+	Notes           int              `json:"notes"`
+	Tracks          int              `json:"tracks"`
+	Attributes      token.Attributes `json:"attributes"`
+	Seed            uint64           `json:"seed"`
+}
+
+func init() {
+	c := &Command{
+		Name:    "generate",
+		Usage:   "generate --model DIR -o out.mid [--tokens N] [--seed S] [--temperature X] [--top-k K] [--top-p P] [--json]",
+		Summary: "generate a MIDI file with a trained model (attributes sampled by the model)",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		model := fs.String("model", "", "model folder (config.json, model.safetensors, vocab.json)")
+		out := fs.String("o", "", "output MIDI file")
+		n := fs.Int("tokens", 1024, "new tokens at most")
+		seed := fs.Uint64("seed", 1, "sampling seed (same seed, same output)")
+		temp := fs.Float64("temperature", 1, "sampling temperature (0: greedy)")
+		topK := fs.Int("top-k", 0, "sample among the K most likely tokens (0: all)")
+		topP := fs.Float64("top-p", 0.95, "nucleus sampling mass (1: off)")
+		jsonOut := fs.Bool("json", false, "print a JSON object")
+		pos, err := ParseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) > 0 {
+			return fmt.Errorf("%w: prompts are not accepted yet (model-only form); got %q", ErrUsage, pos[0])
+		}
+		if *model == "" || *out == "" {
+			return fmt.Errorf("%w: --model and -o are required", ErrUsage)
+		}
+		v, err := token.LoadVocab(filepath.Join(*model, gpt.VocabFile))
+		if err != nil {
+			return err
+		}
+		be := cpu.New()
+		defer be.Close()
+		m, err := gpt.Load(be, *model)
+		if err != nil {
+			return err
+		}
+		if m.Config.VocabSize != v.Size() {
+			return fmt.Errorf("generate: %s: model vocabulary %d differs from vocab.json's %d", *model, m.Config.VocabSize, v.Size())
+		}
+		prompt := v.Prefix(token.Unspecified())
+		start := time.Now()
+		toks, err := m.NewSampler(0).Generate(ctx, prompt, gpt.SampleOptions{MaxTokens: *n, Temperature: *temp, TopK: *topK,
+			TopP: *topP, Seed: *seed, EOS: int(v.EOS), Constraint: v.NewGrammar()})
+		if err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+		secs := time.Since(start).Seconds()
+		s, attrs, err := v.Decode(append(append([]uint16(nil), prompt...), toks...))
+		if err != nil {
+			return fmt.Errorf("generate: decode: %w", err)
+		}
+		if err := midi.WriteFile(*out, s); err != nil {
+			return err
+		}
+		r := GenerateResult{Out: *out, Tokens: len(toks), Seconds: secs, TokensPerSecond: float64(len(toks)) / secs,
+			Notes: s.NoteCount(), Tracks: len(s.Tracks), Attributes: attrs, Seed: *seed}
+		if *jsonOut {
+			return json.NewEncoder(env.Stdout).Encode(r)
+		}
+		fmt.Fprintf(env.Stdout, "wrote %s: %d tokens in %.2fs, %d notes on %d tracks\n", *out, r.Tokens, secs, r.Notes, r.Tracks)
+		return nil
+	}
+	Register(c)
+}

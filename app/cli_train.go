@@ -1,0 +1,233 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"runtime/trace"
+	"strconv"
+	"strings"
+
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/nn/cpu"
+	"github.com/amtstudio/amt/engine/token"
+	"github.com/amtstudio/amt/engine/train"
+)
+
+// TrainResult is the final JSON object of `amt train --json`.
+type TrainResult struct {
+	Params          int                `json:"params"`
+	Preset          string             `json:"preset"`
+	Steps           int                `json:"steps"`
+	StartStep       int                `json:"start_step"`
+	TokensPerSecond float64            `json:"tokens_per_second"`
+	TrainLoss       float64            `json:"train_loss"`
+	ValLoss         *float64           `json:"val_loss"` // null without validation pieces
+	BestValLoss     *float64           `json:"best_val_loss"`
+	PeakRSSMB       float64            `json:"peak_rss_mb"`
+	StageSeconds    train.StageSeconds `json:"stage_seconds"`
+	Seconds         float64            `json:"seconds"`
+	TrainPieces     int                `json:"train_pieces"`
+	ValPieces       int                `json:"val_pieces"`
+	Skipped         int                `json:"skipped_files"`
+	Out             string             `json:"out"`
+}
+
+func init() {
+	c := &Command{
+		Name:    "train",
+		Usage:   "train --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T] [--resume] [--json] [--profile DIR]",
+		Summary: "train the GPT model on token shards or MIDI files (CPU)",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		data := fs.String("data", "", "folder of token shards (NAME.bin + NAME.idx, vocab.json) or MIDI files")
+		out := fs.String("out", "", "output folder: model files, checkpoint.safetensors, vocab.json")
+		preset := fs.String("preset", "small", "model size: "+strings.Join(gpt.PresetNames(), ", "))
+		steps := fs.Int("steps", 1000, "optimizer steps in all")
+		batch := fs.Int("batch", 8, "sequences per micro-batch (B)")
+		context_ := fs.Int("context", 256, "tokens per sequence (T)")
+		accum := fs.Int("accum", 1, "micro-batches accumulated per step")
+		lr := fs.Float64("lr", 1e-3, "peak learning rate")
+		minLR := fs.Float64("min-lr", 0, "final learning rate (default lr/10)")
+		warmup := fs.Int("warmup", 0, "warm-up steps (default steps/20)")
+		wd := fs.Float64("weight-decay", 0.1, "AdamW weight decay of matrices and embeddings")
+		clip := fs.Float64("clip", 1, "gradient-norm clipping (0: none)")
+		valEvery := fs.Int("val-every", 100, "validate every N steps")
+		valFrac := fs.Float64("val-frac", 0.05, "share of pieces held out for validation")
+		ckEvery := fs.Int("checkpoint-every", 100, "checkpoint every N steps")
+		logEvery := fs.Int("log-every", 1, "print every N steps")
+		seed := fs.Uint64("seed", 1, "seed of initialization, split and batches")
+		resume := fs.Bool("resume", false, "continue from OUT/checkpoint.safetensors")
+		jsonOut := fs.Bool("json", false, "JSON line per logged step and a final JSON object")
+		profile := fs.String("profile", "", "write cpu.pprof and trace.out into this folder")
+		pos, err := ParseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) > 0 || *data == "" || *out == "" {
+			return fmt.Errorf("%w: --data and --out are required, no positional arguments", ErrUsage)
+		}
+		if *warmup == 0 {
+			*warmup = max(1, *steps/20)
+		}
+		if *profile != "" {
+			stopProf, err := startProfile(*profile)
+			if err != nil {
+				return err
+			}
+			defer stopProf()
+		}
+		v, err := trainVocab(*data)
+		if err != nil {
+			return err
+		}
+		ds, err := train.OpenDir(*data, v.Size(), midiTokenizer(v))
+		if err != nil {
+			return err
+		}
+		defer ds.Close()
+		cfg, err := gpt.Preset(*preset, v.Size())
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+		cfg.BOS, cfg.EOS = int(v.BOS), int(v.EOS)
+		be := cpu.New()
+		defer be.Close()
+		m, err := gpt.New(be, cfg)
+		if err != nil {
+			return err
+		}
+		m.Init(*seed)
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		if err := v.Save(filepath.Join(*out, gpt.VocabFile)); err != nil {
+			return err
+		}
+		w := bufio.NewWriter(env.Stdout)
+		defer w.Flush()
+		if !*jsonOut {
+			fmt.Fprintf(w, "model %s: %d parameters; data: %d pieces, %d tokens (%d files skipped)\n", *preset, m.NumParams(), ds.Pieces(), ds.Tokens(), len(ds.Skipped))
+			w.Flush()
+		}
+		opts := train.Options{Steps: *steps, Batch: *batch, Context: *context_, Accum: *accum, LR: *lr, MinLR: *minLR,
+			Warmup: *warmup, WeightDecay: *wd, Clip: *clip, ValEvery: *valEvery, ValFrac: *valFrac, Checkpoint: *ckEvery,
+			Seed: *seed, OutDir: *out, Resume: *resume}
+		enc := json.NewEncoder(w)
+		opts.OnStep = func(e train.Event) {
+			if e.Step%max(1, *logEvery) != 0 && e.ValLoss == nil && e.Step != e.Steps {
+				return
+			}
+			if *jsonOut {
+				enc.Encode(e)
+			} else {
+				val := ""
+				if e.ValLoss != nil {
+					val = fmt.Sprintf(" val %.4f", *e.ValLoss)
+				}
+				fmt.Fprintf(w, "step %d/%d loss %.4f%s lr %.2e norm %.3f %.0f tok/s (data %.3fs fwd %.3fs bwd %.3fs opt %.3fs)\n",
+					e.Step, e.Steps, e.Loss, val, e.LR, e.GradNorm, e.TokensPerSecond, e.Stage.Data, e.Stage.Forward, e.Stage.Backward, e.Stage.Optimizer)
+			}
+			w.Flush()
+		}
+		res, runErr := train.Run(ctx, m, ds, opts)
+		if runErr != nil && res.Steps == 0 {
+			return runErr
+		}
+		tr := TrainResult{Params: res.Params, Preset: *preset, Steps: res.StartStep + res.Steps, StartStep: res.StartStep,
+			TokensPerSecond: res.TokensPerSecond, TrainLoss: res.TrainLoss, PeakRSSMB: PeakRSSMB(), StageSeconds: res.Stage,
+			Seconds: res.Seconds, TrainPieces: res.TrainPieces, ValPieces: res.ValPieces, Skipped: len(ds.Skipped), Out: *out}
+		if !math.IsNaN(res.ValLoss) {
+			tr.ValLoss = &res.ValLoss
+		}
+		if !math.IsInf(res.BestValLoss, 0) && !math.IsNaN(res.BestValLoss) {
+			tr.BestValLoss = &res.BestValLoss
+		}
+		if *jsonOut {
+			enc.Encode(tr)
+		} else {
+			fmt.Fprintf(w, "done: %d steps, train loss %.4f, %.0f tokens/s, peak RSS %.0f MB, model in %s\n", tr.Steps, tr.TrainLoss, tr.TokensPerSecond, tr.PeakRSSMB, *out)
+		}
+		return runErr
+	}
+	Register(c)
+}
+
+// trainVocab is DIR/vocab.json when the folder is a dataset export, else the
+// default vocabulary.
+func trainVocab(dir string) (*token.Vocab, error) {
+	p := filepath.Join(dir, gpt.VocabFile)
+	if _, err := os.Stat(p); err == nil {
+		return token.LoadVocab(p)
+	}
+	return token.DefaultVocab(), nil
+}
+
+// midiTokenizer encodes a MIDI file with its measured attributes.
+func midiTokenizer(v *token.Vocab) train.Tokenizer {
+	return func(path string) ([]uint16, error) {
+		s, err := midi.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		toks, _, err := v.AppendEncodeMeasured(nil, s, midi.Analyze(s))
+		return toks, err
+	}
+}
+
+func startProfile(dir string) (func(), error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	cf, err := os.Create(filepath.Join(dir, "cpu.pprof"))
+	if err != nil {
+		return nil, err
+	}
+	tf, err := os.Create(filepath.Join(dir, "trace.out"))
+	if err != nil {
+		cf.Close()
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(cf); err != nil {
+		cf.Close()
+		tf.Close()
+		return nil, err
+	}
+	if err := trace.Start(tf); err != nil {
+		pprof.StopCPUProfile()
+		cf.Close()
+		tf.Close()
+		return nil, err
+	}
+	return func() {
+		trace.Stop()
+		pprof.StopCPUProfile()
+		tf.Close()
+		cf.Close()
+	}, nil
+}
+
+// PeakRSSMB is the process's peak resident set (VmHWM) in MB; 0 where
+// /proc is not available.
+func PeakRSSMB() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			if err == nil {
+				return kb / 1024
+			}
+		}
+	}
+	return 0
+}
