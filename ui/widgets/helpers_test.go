@@ -94,3 +94,5 @@ func pixelsNear(img image.Image, r image.Rectangle, c color.Color, tol int) int 
 
 // rendererOf returns the widget's cached renderer.
 func rendererOf(w fyne.Widget) fyne.WidgetRenderer { return test.WidgetRenderer(w) }
+
+var size600x300 = fyne.NewSize(600, 300)

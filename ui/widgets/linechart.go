@@ -312,8 +312,11 @@ func (r *lineChartRenderer) Refresh() {
 	if xhi == xlo {
 		xlo, xhi = xlo-0.5, xhi+0.5
 	}
-	wide := max(fyne.MeasureText(formatTick(xlo, niceStep(xhi-xlo, 5)), p.textSize, fyne.TextStyle{}).Width,
-		fyne.MeasureText(formatTick(xhi, niceStep(xhi-xlo, 5)), p.textSize, fyne.TextStyle{}).Width)
+	// Label width estimate from the range ends rounded to a coarse step, so
+	// live appends measure the same strings (text measurement is cached).
+	est := niceStep(xhi-xlo, 5)
+	wide := max(fyne.MeasureText(formatTick(math.Floor(xlo/est)*est, est), p.textSize, fyne.TextStyle{}).Width,
+		fyne.MeasureText(formatTick(math.Ceil(xhi/est)*est, est), p.textSize, fyne.TextStyle{}).Width)
 	maxX := max(2, int((right-left)/(wide+minXTickPx)))
 	xstep := niceStep(xhi-xlo, maxX)
 	r.ticks = appendTicks(r.ticks[:0], xlo, xhi, xstep)
