@@ -224,7 +224,10 @@ type Config struct {
 	QueueLen   int // capacity of each queue; 0 means 64
 	Seed       int64
 	MaxStyles  int // upper bound of k; 0 means 64
-	Progress   chan<- Event
+	// MaxShardTokens caps the shards the style phase writes; 0 means 16 Mi
+	// tokens (32 MiB).
+	MaxShardTokens int
+	Progress       chan<- Event
 	// Cores used by the verdict; 0 means runtime.NumCPU().
 	Cores int
 	// FreeRAM in bytes for the verdict's preload advice; 0 means unknown.
@@ -247,6 +250,9 @@ func (c *Config) fill() {
 	}
 	if c.QueueLen <= 0 {
 		c.QueueLen = 64
+	}
+	if c.MaxShardTokens <= 0 {
+		c.MaxShardTokens = 16 << 20
 	}
 	if c.MaxStyles <= 0 {
 		c.MaxStyles = 64

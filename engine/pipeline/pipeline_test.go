@@ -366,3 +366,18 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("empty run verdict %q", v)
 	}
 }
+
+func TestStyleShardsRespectSizeCap(t *testing.T) {
+	root, base := t.TempDir(), t.TempDir()
+	shardDir := filepath.Join(base, "shards")
+	bodies := makeCorpus(root, 30, 0)
+	sink := newMemSink()
+	runFake(t, root, shardDir, sink, Stream, func(c *Config) { c.MaxShardTokens = 40; c.BatchItems = 100 })
+	checkStore(t, shardDir, sink, bodies)
+	// 30 pieces of 13 tokens (BOS, STYLE, 10 body bytes, EOS); a shard is
+	// closed once it reaches 40 tokens, i.e. after 4 pieces: 7 full shards
+	// and one of 2 pieces.
+	if len(sink.shards) != 8 {
+		t.Errorf("%d shards after the style phase, want 8", len(sink.shards))
+	}
+}

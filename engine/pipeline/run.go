@@ -457,7 +457,31 @@ func styles(ctx context.Context, cfg *Config, proc Processor, sink Sink, rep *Re
 	}
 	sort.Strings(names)
 	r := &Restyle{K: m.K, Pieces: set.Pieces}
-	for i, sh := range names {
+	// Live pieces of the dirty shards go, patched, into as few new shards as
+	// the size cap allows (fewer files, fewer fsyncs).
+	var pieces [][]uint16
+	var moved []*Piece
+	var off uint64
+	out := 0
+	emit := func() error {
+		if len(pieces) == 0 {
+			return nil
+		}
+		out++
+		name := fmt.Sprintf("%ss%04d", cfg.ShardPrefix, out)
+		sf, err := WriteShard(cfg.ShardDir, name, pieces)
+		if err != nil {
+			return err
+		}
+		for _, p := range moved {
+			p.Shard = name
+		}
+		st.Bytes += 2 * sf.Tokens
+		r.Added = append(r.Added, sf)
+		pieces, moved, off = pieces[:0], moved[:0], 0
+		return nil
+	}
+	for _, sh := range names {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -467,9 +491,6 @@ func styles(ctx context.Context, cfg *Config, proc Processor, sink Sink, rep *Re
 		}
 		idx := live[sh]
 		sort.Slice(idx, func(a, b int) bool { return set.Pieces[idx[a]].Offset < set.Pieces[idx[b]].Offset })
-		name := fmt.Sprintf("%ss%04d", cfg.ShardPrefix, i+1)
-		pieces := make([][]uint16, 0, len(idx))
-		var off uint64
 		for _, pi := range idx {
 			p := &set.Pieces[pi]
 			end := p.Offset + uint64(p.Tokens)
@@ -481,16 +502,19 @@ func styles(ctx context.Context, cfg *Config, proc Processor, sink Sink, rep *Re
 				piece[p.StyleIndex] = proc.StyleToken(p.Attrs, p.Style)
 			}
 			pieces = append(pieces, piece)
-			p.Shard, p.Offset = name, off
+			moved = append(moved, p)
+			p.Offset = off
 			off += uint64(len(piece))
+			if off >= uint64(cfg.MaxShardTokens) {
+				if err := emit(); err != nil {
+					return err
+				}
+			}
 		}
-		sf, err := WriteShard(cfg.ShardDir, name, pieces)
-		if err != nil {
-			return err
-		}
-		st.Bytes += 2 * sf.Tokens
-		r.Added = append(r.Added, sf)
 		r.Dropped = append(r.Dropped, sh)
+	}
+	if err := emit(); err != nil {
+		return err
 	}
 	return sink.Restyle(ctx, r)
 }

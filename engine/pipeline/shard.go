@@ -32,7 +32,8 @@ func WriteShard(dir, name string, pieces [][]uint16) (ShardFile, error) {
 	idx = binary.LittleEndian.AppendUint64(idx, off)
 	h := sha256.New()
 	var buf []byte
-	err := writeAtomicFunc(filepath.Join(dir, name+".bin"), func(w io.Writer) error {
+	binPath, idxPath := filepath.Join(dir, name+".bin"), filepath.Join(dir, name+".idx")
+	binTmp, err := writeTemp(binPath, func(w io.Writer) error {
 		for _, p := range pieces {
 			b := p2b(p, &buf)
 			h.Write(b)
@@ -45,9 +46,22 @@ func WriteShard(dir, name string, pieces [][]uint16) (ShardFile, error) {
 	if err != nil {
 		return ShardFile{}, err
 	}
-	if err := writeAtomic(filepath.Join(dir, name+".idx"), idx); err != nil {
+	idxTmp, err := writeTemp(idxPath, func(w io.Writer) error { _, err := w.Write(idx); return err })
+	if err != nil {
+		os.Remove(binTmp)
 		return ShardFile{}, err
 	}
+	// Both files are synced; rename them and sync the folder once.
+	if err := os.Rename(binTmp, binPath); err != nil {
+		os.Remove(binTmp)
+		os.Remove(idxTmp)
+		return ShardFile{}, fmt.Errorf("pipeline: write %s: %w", binPath, err)
+	}
+	if err := os.Rename(idxTmp, idxPath); err != nil {
+		os.Remove(idxTmp)
+		return ShardFile{}, fmt.Errorf("pipeline: write %s: %w", idxPath, err)
+	}
+	syncDir(dir)
 	return ShardFile{Name: name, Hash: hex.EncodeToString(h.Sum(nil)), Pieces: len(pieces), Tokens: total}, nil
 }
 
@@ -103,19 +117,33 @@ func writeAtomic(path string, data []byte) error {
 
 // writeAtomicFunc is writeAtomic with the content written by write.
 func writeAtomicFunc(path string, write func(w io.Writer) error) error {
+	tmp, err := writeTemp(path, write)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("pipeline: write %s: %w", path, err)
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// writeTemp writes a synced temp file beside path and returns its name.
+func writeTemp(path string, write func(w io.Writer) error) (string, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("pipeline: write %s: %w", path, err)
+		return "", fmt.Errorf("pipeline: write %s: %w", path, err)
 	}
 	f, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("pipeline: write %s: %w", path, err)
+		return "", fmt.Errorf("pipeline: write %s: %w", path, err)
 	}
 	tmp := f.Name()
-	fail := func(err error) error {
+	fail := func(err error) (string, error) {
 		f.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("pipeline: write %s: %w", path, err)
+		return "", fmt.Errorf("pipeline: write %s: %w", path, err)
 	}
 	if err := write(f); err != nil {
 		return fail(err)
@@ -126,15 +154,14 @@ func writeAtomicFunc(path string, write func(w io.Writer) error) error {
 	if err := f.Close(); err != nil {
 		return fail(err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("pipeline: write %s: %w", path, err)
-	}
+	return tmp, nil
+}
+
+func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	return nil
 }
 
 // appendU16s appends ts as little-endian bytes (one copy on little-endian
