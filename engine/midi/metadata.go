@@ -1,9 +1,9 @@
 package midi
 
 import (
-	"math"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // Metadata is what Analyze measures from a Score. Its JSON form is what
@@ -35,17 +35,17 @@ type Metadata struct {
 	PitchMin      int      `json:"pitch_min"` // of pitched notes; 0 when there are none
 	PitchMax      int      `json:"pitch_max"`
 	// Polyphony is the mean number of sounding notes while any sounds
-	// (time-weighted, in ticks; zero-length notes ignored); MaxPolyphony the
-	// most at once (a note ending at a tick does not overlap one starting there).
+	// (time-weighted, in ticks; zero-length notes and notes at negative
+	// ticks ignored); MaxPolyphony the most at once (a note ending at a tick
+	// does not overlap one starting there).
 	Polyphony      float64 `json:"polyphony"`
 	MaxPolyphony   int     `json:"max_polyphony"`
 	NotesPerSecond float64 `json:"notes_per_second"`
 	Title          string  `json:"title"`
 }
 
-// Analyze measures a Score. Notes must be sorted by tick within each track
-// (Parse returns them so) for the polyphony figures; seconds are taken from
-// the tempo map, not from the notes' Start fields.
+// Analyze measures a Score (notes in any order). Seconds are taken from the
+// tempo map, not from the notes' Start fields.
 func Analyze(s *Score) Metadata {
 	m := Metadata{
 		Format:          s.Format,
@@ -194,68 +194,52 @@ func tempoStats(s *Score) (initial, median float64, changes int) {
 	return initial, spans[len(spans)-1].bpm, changes
 }
 
-// polyphony sweeps the notes of all tracks in onset order (a k-way merge of
-// the sorted tracks) with a min-heap of the end ticks of sounding notes.
+// polyphony sorts the onsets and releases of all notes with a duration
+// (radix sort on the tick, releases before onsets at one tick) and sweeps
+// them once, counting sounding notes.
 func polyphony(s *Score) (mean float64, most int) {
-	const done = math.MaxInt64
-	k := len(s.Tracks)
-	var hb [32]int
-	var nb [32]int64
-	heads, next := hb[:0], nb[:0]
-	if k > len(hb) {
-		heads, next = make([]int, 0, k), make([]int64, 0, k)
+	n := 0
+	for ti := range s.Tracks {
+		n += len(s.Tracks[ti].Notes)
 	}
-	// next[t]: onset of track t's next note with a duration (done if none).
-	advance := func(t int) {
-		notes := s.Tracks[t].Notes
-		i := heads[t]
-		for i < len(notes) && notes[i].Dur <= 0 {
-			i++
+	if n == 0 {
+		return 0, 0
+	}
+	buf := eventPool.Get().(*[]uint64)
+	defer eventPool.Put(buf)
+	if cap(*buf) < 4*n {
+		*buf = make([]uint64, 4*n)
+	}
+	ev, tmp := (*buf)[:0:2*n], (*buf)[2*n:4*n]
+	var top uint64
+	var sum int64
+	for ti := range s.Tracks {
+		for _, nt := range s.Tracks[ti].Notes {
+			if nt.Dur <= 0 || nt.Tick < 0 || nt.Tick+nt.Dur > 1<<60 {
+				continue
+			}
+			end := uint64(nt.Tick+nt.Dur) << 1
+			ev = append(ev, uint64(nt.Tick)<<1|1, end)
+			top = max(top, end)
+			sum += nt.Dur
 		}
-		heads[t] = i
-		if i < len(notes) {
-			next[t] = notes[i].Tick
+	}
+	ev = radixSort(ev, tmp[:len(ev)], top)
+	var covered, since int64
+	active := 0
+	for _, e := range ev {
+		t := int64(e >> 1)
+		if e&1 == 1 {
+			if active == 0 {
+				since = t
+			}
+			active++
+			most = max(most, active)
 		} else {
-			next[t] = done
-		}
-	}
-	for t := 0; t < k; t++ {
-		heads, next = append(heads, 0), append(next, 0)
-		advance(t)
-	}
-	var hbuf [64]int64
-	h := endHeap(hbuf[:0])
-	var covered, sum, since int64
-	for {
-		bt, tick := -1, int64(done)
-		for t, x := range next {
-			if x < tick {
-				bt, tick = t, x
+			active--
+			if active == 0 {
+				covered += t - since
 			}
-		}
-		if bt < 0 {
-			break
-		}
-		dur := s.Tracks[bt].Notes[heads[bt]].Dur
-		heads[bt]++
-		advance(bt)
-		for len(h) > 0 && h[0] <= tick {
-			e := h.pop()
-			if len(h) == 0 {
-				covered += e - since
-			}
-		}
-		if len(h) == 0 {
-			since = tick
-		}
-		h.push(tick + dur)
-		sum += dur
-		most = max(most, len(h))
-	}
-	for len(h) > 0 {
-		e := h.pop()
-		if len(h) == 0 {
-			covered += e - since
 		}
 	}
 	if covered > 0 {
@@ -264,45 +248,29 @@ func polyphony(s *Score) (mean float64, most int) {
 	return mean, most
 }
 
-// endHeap is a binary min-heap of ticks.
-type endHeap []int64
+var eventPool = sync.Pool{New: func() any { return new([]uint64) }}
 
-func (h *endHeap) push(v int64) {
-	*h = append(*h, v)
-	a := *h
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if a[p] <= a[i] {
-			break
+// radixSort sorts a (keys ≤ top) by 11-bit digits, least significant first,
+// using tmp (same length) as scratch; it returns whichever holds the result.
+func radixSort(a, tmp []uint64, top uint64) []uint64 {
+	const bits = 11
+	var count [1 << bits]int
+	for shift := uint(0); shift < 64 && top>>shift > 0; shift += bits {
+		clear(count[:])
+		for _, v := range a {
+			count[(v>>shift)&(1<<bits-1)]++
 		}
-		a[p], a[i] = a[i], a[p]
-		i = p
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, v := range a {
+			d := (v >> shift) & (1<<bits - 1)
+			tmp[count[d]] = v
+			count[d]++
+		}
+		a, tmp = tmp, a
 	}
-}
-
-func (h *endHeap) pop() int64 {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		c := l
-		if r := l + 1; r < n && a[r] < a[l] {
-			c = r
-		}
-		if a[i] <= a[c] {
-			break
-		}
-		a[i], a[c] = a[c], a[i]
-		i = c
-	}
-	*h = a
-	return top
+	return a
 }

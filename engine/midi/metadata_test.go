@@ -2,6 +2,7 @@ package midi
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 )
@@ -106,6 +107,46 @@ func TestGM(t *testing.T) {
 	for p := 0; p < 128; p++ {
 		if ProgramName(p) == "" {
 			t.Errorf("program %d has no name", p)
+		}
+	}
+}
+
+// TestPolyphonyBruteForce checks the sweep against counting sounding notes
+// at every tick of small random scores.
+func TestPolyphonyBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 200; trial++ {
+		s := &Score{TicksPerBeat: 4}
+		for range 1 + rng.IntN(4) {
+			var tr Track
+			for range rng.IntN(12) {
+				tr.Notes = append(tr.Notes, Note{Tick: int64(rng.IntN(60)), Dur: int64(rng.IntN(15)), Pitch: 60, Velocity: 1})
+			}
+			s.Tracks = append(s.Tracks, tr)
+		}
+		sounding, most, sum := 0, 0, 0
+		for tick := int64(0); tick < 80; tick++ {
+			c := 0
+			for _, tr := range s.Tracks {
+				for _, n := range tr.Notes {
+					if n.Tick <= tick && tick < n.Tick+n.Dur {
+						c++
+					}
+				}
+			}
+			if c > 0 {
+				sounding++
+			}
+			sum += c
+			most = max(most, c)
+		}
+		mean, gotMost := polyphony(s)
+		want := 0.0
+		if sounding > 0 {
+			want = float64(sum) / float64(sounding)
+		}
+		if !near(mean, want) || gotMost != most {
+			t.Fatalf("trial %d: polyphony %v max %d, brute force %v max %d", trial, mean, gotMost, want, most)
 		}
 	}
 }
