@@ -138,5 +138,9 @@ func (j *attStepJob) Do(lo, hi, _ int) {
 
 func (b *Backend) AttentionStep(out, att, qkv nn.Buffer, pos, T, C, NH int) {
 	b.jAttS = attStepJob{out: out.Host(), att: att.Host(), qkv: qkv.Host(), pos: pos, T: T, C: C, NH: NH}
-	b.pool.run(NH, 1, &b.jAttS)
+	g := 1
+	if (pos+1)*C < 1<<16 {
+		g = NH // short caches: inline, the hand-off costs more than the work
+	}
+	b.pool.run(NH, g, &b.jAttS)
 }

@@ -54,7 +54,7 @@ func TestMatmulMatchesNaive(t *testing.T) {
 		be := NewWorkers(workers)
 		defer be.Close()
 		rng := rand.New(rand.NewPCG(1, 2))
-		for _, sh := range [][3]int{{1, 17, 33}, {3, 16, 70}, {50, 24, 65}, {200, 8, 9}} {
+		for _, sh := range [][3]int{{1, 17, 33}, {3, 16, 70}, {50, 24, 65}, {200, 8, 9}, {1, 1024, 1100}, {3, 700, 1500}} {
 			N, C, OC := sh[0], sh[1], sh[2]
 			for _, wT := range []bool{false, true} {
 				inp, w, bias := randBuf(be, rng, N*C, 1), randBuf(be, rng, C*OC, 1), randBuf(be, rng, OC, 1)

@@ -102,8 +102,10 @@ func (b *Backend) MatmulForward(out, inp, w, bias nn.Buffer, N, C, OC int, wT bo
 		return
 	}
 	b.jMM.mode = mmFwdCols
-	// at least 64 columns and ~32K multiply-adds per part
-	b.pool.run(OC, max(64, 32768/max(1, N*C)), &b.jMM)
+	// A part needs about 1M multiply-adds to beat the hand-off between
+	// threads (measured: a small-preset sampling step is as fast inline, and
+	// much faster when the machine is loaded).
+	b.pool.run(OC, max(64, (1<<20)/max(1, N*C)), &b.jMM)
 }
 
 func (b *Backend) MatmulBackward(dinp, dw, dbias, dout, inp, w nn.Buffer, N, C, OC int, wT bool) {
