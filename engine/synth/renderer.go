@@ -120,6 +120,7 @@ const (
 type chanSetup struct {
 	program int
 	drum    bool
+	notes   int
 }
 
 // Stream renders a Score block by block. Read fills the next frames; SeekFrame
@@ -162,7 +163,7 @@ func NewStream(synth Synth, s *midi.Score) *Stream {
 	rate := float64(st.rate)
 	for ti := range s.Tracks {
 		tr := &s.Tracks[ti]
-		st.chans = append(st.chans, chanSetup{program: tr.Program, drum: tr.IsDrum})
+		st.chans = append(st.chans, chanSetup{program: tr.Program, drum: tr.IsDrum, notes: len(tr.Notes)})
 		for _, n := range tr.Notes {
 			start, dur := n.Start, n.Duration
 			if useTicks {
@@ -204,9 +205,28 @@ func NewStream(synth Synth, s *midi.Score) *Stream {
 
 func (st *Stream) setup() {
 	st.synth.Reset()
+	sounding := 0
+	for _, c := range st.chans {
+		if c.notes > 0 {
+			sounding++
+		}
+	}
+	vol := mixVolume(sounding)
 	for ch, c := range st.chans {
 		st.synth.Program(ch, c.program, c.drum)
+		st.synth.Control(ch, 7, vol)
 	}
+}
+
+// mixVolume is the channel volume (CC7) given to every track of a Score
+// with n sounding tracks: 100 (the GM default) up to three tracks, lower
+// beyond, so a dense arrangement keeps about the headroom of a piano trio
+// (CC7 is a square law: amplitude ∝ (v/127)², here ∝ (3/n)^0.75).
+func mixVolume(n int) int {
+	if n <= 3 {
+		return 100
+	}
+	return int(math.Round(100 * math.Pow(3/float64(n), 0.375)))
 }
 
 // SampleRate returns the output rate.

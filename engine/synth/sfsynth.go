@@ -36,8 +36,9 @@ func NewSoundFontRenderer(sf *SoundFont, opts Options) Renderer {
 }
 
 // sfGain is the default master gain of the SoundFont synthesizer: with
-// TimGM6mb, POP909 song 001 peaks near 0.7 before the limiter.
-const sfGain = 2.5
+// TimGM6mb, POP909 song 001 (piano) peaks near 0.45 and OpenMSX pieces
+// (dense GM with drums) near 1, where the limiter catches them.
+const sfGain = 1.6
 
 // control block: envelopes, LFOs, pitch and filter are updated every
 // ctrlBlock frames; amplitude is ramped linearly within a block.

@@ -494,3 +494,28 @@ func FuzzParseSF2(f *testing.F) {
 		s.Process(buf)
 	})
 }
+
+// TestOpenMSXLevels: a dense General MIDI arrangement with drums stays
+// mostly below the limiter's knee with both synthesizers.
+func TestOpenMSXLevels(t *testing.T) {
+	files := corpus.MIDIFiles(t, corpus.OpenMSX)
+	s, err := midi.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, nr := range pianos[1:] {
+		t.Run(nr.name, func(t *testing.T) {
+			p := render(t, nr.r(t), s)
+			knee := 0
+			for _, v := range p.Samples {
+				if math.Abs(float64(v)) > 0.75 {
+					knee++
+				}
+			}
+			t.Logf("%s: peak %.3f, rms %.4f, %d samples in the knee", filepath.Base(files[0]), p.Peak(), p.RMS(), knee)
+			if p.Peak() > 1 || p.RMS() < 0.02 || p.RMS() > 0.3 || float64(knee) > 0.005*float64(len(p.Samples)) {
+				t.Errorf("peak %.3f, rms %.4f, %d of %d samples limited", p.Peak(), p.RMS(), knee, len(p.Samples))
+			}
+		})
+	}
+}
