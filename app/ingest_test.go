@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -420,4 +421,35 @@ func TestIngestPOP909(t *testing.T) {
 		t.Errorf("001.mid: %+v %v", it, err)
 	}
 	t.Logf("caption of 001.mid: %s", it.Caption)
+}
+
+func TestIngestCancelledRecordsRun(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	writeSynthCorpus(t, root, 30)
+	st, err := storage.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Ingest(ctx, st, IngestOptions{Project: "c", Dir: root, BatchItems: 4})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	st.View(func(tx *bolt.Tx) error {
+		r, err := storage.GetIngestRun(tx, res.RunID)
+		if err != nil || r.Status != storage.RunCancelled {
+			t.Errorf("run after cancel: %+v %v", r, err)
+		}
+		return nil
+	})
+	// The next run completes the dataset.
+	res, err = Ingest(context.Background(), st, IngestOptions{Project: "c", Dir: root})
+	if err != nil || res.Report.OK+res.Report.Failed+res.Report.Unchanged != 31 {
+		t.Fatalf("after cancel: %+v %v", res.Report, err)
+	}
+	if _, err := Ingest(context.Background(), st, IngestOptions{Project: "c", Dir: filepath.Join(root, "missing")}); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing folder: %v", err)
+	}
 }
