@@ -187,6 +187,7 @@ func BenchEngine(ctx context.Context, repeat, steps int) (EngineBench, error) {
 		return r, err
 	}
 	var gen []float64
+	genCPU, _ := cpuSeconds()
 	for i := 0; i < repeat; i++ {
 		t := time.Now()
 		out, err := s.Generate(ctx, []uint16{v.BOS}, opts)
@@ -198,6 +199,8 @@ func BenchEngine(ctx context.Context, repeat, steps int) (EngineBench, error) {
 		}
 		gen = append(gen, time.Since(t).Seconds())
 	}
+	genCPUEnd, _ := cpuSeconds()
+	r.GenerateCPUSeconds = (genCPUEnd - genCPU) / float64(repeat)
 	r.GenerateSeconds1024, r.GenerateSpread = spreadOf(gen, false)
 	r.PeakRSSMB = PeakRSSMB()
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
