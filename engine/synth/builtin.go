@@ -534,22 +534,33 @@ func (v *bVoice) renderDrum(s *builtinSynth, out []float32, n int) {
 	}
 	k := math.Exp(-dt / decay)
 	e := math.Exp(-v.t / decay)
+	// The pitch sweep of kick and toms and the snare's tone decay follow
+	// e^(−t/τ), advanced by one multiplication a sample.
+	var tau float64
+	switch v.kind {
+	case dKick:
+		tau = 0.03
+	case dTom:
+		tau = 0.05
+	default:
+		tau = 0.04
+	}
+	ks := math.Exp(-dt / tau)
+	sw := math.Exp(-v.t / tau)
 	for i := 0; i < n; i++ {
 		var x float32
 		switch v.kind {
 		case dKick:
-			f := v.f0 + 110*math.Exp(-v.t/0.03)
-			v.phase += f * dt
-			x = float32(math.Sin(2*math.Pi*v.phase)) * 1.2
+			v.phase += (v.f0 + 110*sw) * dt
+			x = fastSin(v.phase) * 1.2
 		case dTom:
-			f := v.f0 * (1 + 0.5*math.Exp(-v.t/0.05))
-			v.phase += f * dt
-			x = float32(math.Sin(2 * math.Pi * v.phase))
+			v.phase += v.f0 * (1 + 0.5*sw) * dt
+			x = fastSin(v.phase)
 		case dSnare:
 			v.phase += v.f0 * dt
 			nz := v.rand()
 			v.hp += 0.5 * (nz - v.hp)
-			x = 0.5*float32(math.Sin(2*math.Pi*v.phase))*float32(math.Exp(-v.t/0.04)) + 0.8*(nz-v.hp)
+			x = 0.5*fastSin(v.phase)*float32(sw) + 0.8*(nz-v.hp)
 		case dClap:
 			nz := v.rand()
 			burst := float32(1)
@@ -565,15 +576,15 @@ func (v *bVoice) renderDrum(s *builtinSynth, out []float32, n int) {
 			x = (nz - v.lp) * 0.7
 			if v.kind == dRide {
 				v.phase += 4200 * dt
-				x = 0.5*x + 0.2*float32(math.Sin(2*math.Pi*v.phase))
+				x = 0.5*x + 0.2*fastSin(v.phase)
 			}
 		case dClick:
 			v.phase += v.f0 * dt
-			x = float32(math.Sin(2*math.Pi*v.phase)) + 0.3*v.rand()
+			x = fastSin(v.phase) + 0.3*v.rand()
 		case dBell:
 			v.phase += v.f0 * dt
 			v.phase2 += v.f0 * 1.48 * dt
-			x = 0.6 * float32(math.Sin(2*math.Pi*v.phase)+math.Sin(2*math.Pi*v.phase2))
+			x = 0.6 * (fastSin(v.phase) + fastSin(v.phase2))
 		}
 		if v.phase >= 1 {
 			v.phase -= math.Floor(v.phase)
@@ -589,6 +600,27 @@ func (v *bVoice) renderDrum(s *builtinSynth, out []float32, n int) {
 		out[2*i] += x * gl
 		out[2*i+1] += x * gr
 		e *= k
+		sw *= ks
 		v.t += dt
 	}
+}
+
+// sineTable holds one cycle of a sine (plus a guard point) for fastSin.
+var sineTable = func() (t [1025]float32) {
+	for i := range t {
+		t[i] = float32(math.Sin(2 * math.Pi * float64(i) / 1024))
+	}
+	return t
+}()
+
+// fastSin returns sin(2π·phase) for phase in [0, 1) (wrapping otherwise)
+// by table lookup with linear interpolation (error < 5e-6).
+func fastSin(phase float64) float32 {
+	p := (phase - math.Floor(phase)) * 1024
+	i := int(p)
+	if i >= 1024 || i < 0 { // phase − ⌊phase⌋ rounded up to 1, or NaN
+		return 0
+	}
+	fr := float32(p - float64(i))
+	return sineTable[i] + (sineTable[i+1]-sineTable[i])*fr
 }
