@@ -32,6 +32,7 @@ type EngineBench struct {
 	TrainCPUSecondsStep  float64    `json:"train_cpu_seconds_per_step"`
 	GenerateSeconds1024  float64    `json:"generate_seconds_1024"`
 	GenerateSpread       [2]float64 `json:"generate_seconds_1024_spread"`
+	GenerateCPUSeconds   float64    `json:"generate_cpu_seconds_1024"`
 	GenerateWindow       int        `json:"generate_window"`
 	Params               int        `json:"params"`
 	Vocab                int        `json:"vocab"`
