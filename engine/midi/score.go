@@ -1,6 +1,10 @@
 // Package midi owns Standard MIDI File reading and writing, the Score model
 // (tracks, notes, tempo map, meters, keys, programs, drums) and the metadata
-// measured from a Score.
+// measured from a Score: Parse/ReadFile (a single-pass reader of its own,
+// read.go), Write/WriteFile (write.go), Analyze and EstimateKey
+// (metadata.go, key.go), General MIDI names (gm.go). gomidi
+// (gitlab.com/gomidi/midi/v2) is used only by the tests, as the oracle the
+// reader is checked against on the real corpora.
 //
 // It must never import app/, ui/ or storage/: it is part of the engine.
 package midi
