@@ -7,18 +7,24 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/engine/audio"
+	"github.com/amtstudio/amt/engine/midi"
 )
 
 // PlayFile renders a MIDI file and plays it to the end or until ctx is
-// cancelled. It checks for a sound device before rendering, so a machine
+// cancelled. It reads the file first (a bad file is the first thing to
+// report), then checks for a sound device before rendering, so a machine
 // without one gets audio.ErrNoDevice at once. progress (if not nil) is
 // called about every 100 ms with the playhead.
 func PlayFile(ctx context.Context, opts RenderOptions, progress func(pos, dur time.Duration)) (*RenderResult, error) {
+	s, err := midi.ReadFile(opts.Input)
+	if err != nil {
+		return nil, fmt.Errorf("play: %w", err)
+	}
 	if err := audio.Available(); err != nil {
 		return nil, fmt.Errorf("play %s: %w", opts.Input, err)
 	}
 	opts.Output = ""
-	res, err := RenderFile(ctx, opts)
+	res, err := RenderScore(ctx, s, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,7 @@ var (
 // checked.
 func device() (*oto.Context, error) {
 	ctxOnce.Do(func() {
+		quietDriver()
 		c, ready, err := oto.NewContextWithOptions(&oto.NewContextOptions{
 			SampleRate: DeviceRate, ChannelCount: 2, Format: oto.FormatFloat32LE, BufferSize: 80 * time.Millisecond,
 		})
