@@ -4,12 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
-	"time"
 
-	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
-	"github.com/amtstudio/amt/engine/nn/cpu"
 	"github.com/amtstudio/amt/engine/token"
 )
 
@@ -51,35 +47,20 @@ func init() {
 		if *model == "" || *out == "" {
 			return fmt.Errorf("%w: --model and -o are required", ErrUsage)
 		}
-		v, err := token.LoadVocab(filepath.Join(*model, gpt.VocabFile))
-		if err != nil {
-			return err
-		}
-		be := cpu.New()
-		defer be.Close()
-		m, err := gpt.Load(be, *model)
-		if err != nil {
-			return err
-		}
-		if m.Config.VocabSize != v.Size() {
-			return fmt.Errorf("generate: %s: model vocabulary %d differs from vocab.json's %d", *model, m.Config.VocabSize, v.Size())
-		}
-		prompt := v.Prefix(token.Unspecified())
-		start := time.Now()
-		toks, err := m.NewSampler(0).Generate(ctx, prompt, gpt.SampleOptions{MaxTokens: *n, Temperature: *temp, TopK: *topK,
-			TopP: *topP, Seed: *seed, EOS: int(v.EOS), Constraint: v.NewGrammar()})
+		m, err := LoadModel(*model)
 		if err != nil {
 			return fmt.Errorf("generate: %w", err)
 		}
-		secs := time.Since(start).Seconds()
-		s, attrs, err := v.Decode(append(append([]uint16(nil), prompt...), toks...))
+		defer m.Close()
+		gen, err := GenerateScore(ctx, m, nil, SampleSettings{MaxTokens: *n, Temperature: *temp, TopK: *topK, TopP: *topP, Seed: *seed}, nil)
 		if err != nil {
-			return fmt.Errorf("generate: decode: %w", err)
+			return err
 		}
+		s, attrs, secs, toks := gen.Score, gen.Attrs, gen.Seconds, gen.New
 		if err := midi.WriteFile(*out, s); err != nil {
 			return err
 		}
-		r := GenerateResult{Out: *out, Tokens: len(toks), Seconds: secs, TokensPerSecond: float64(len(toks)) / secs,
+		r := GenerateResult{Out: *out, Tokens: toks, Seconds: secs, TokensPerSecond: float64(toks) / secs,
 			Notes: s.NoteCount(), Tracks: len(s.Tracks), Attributes: attrs, Seed: *seed}
 		if *jsonOut {
 			return json.NewEncoder(env.Stdout).Encode(r)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
-	"github.com/amtstudio/amt/engine/nn/cpu"
 	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/engine/train"
 )
@@ -84,44 +82,19 @@ func init() {
 			}
 			defer stopProf()
 		}
-		v, err := trainVocab(*data)
-		if err != nil {
-			return err
-		}
-		ds, err := train.OpenDir(*data, v.Size(), midiTokenizer(v))
-		if err != nil {
-			return err
-		}
-		defer ds.Close()
-		cfg, err := gpt.Preset(*preset, v.Size())
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrUsage, err)
-		}
-		cfg.BOS, cfg.EOS = int(v.BOS), int(v.EOS)
-		be := cpu.New()
-		defer be.Close()
-		m, err := gpt.New(be, cfg)
-		if err != nil {
-			return err
-		}
-		m.Init(*seed)
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return err
-		}
-		if err := v.Save(filepath.Join(*out, gpt.VocabFile)); err != nil {
-			return err
-		}
 		w := bufio.NewWriter(env.Stdout)
 		defer w.Flush()
-		if !*jsonOut {
-			fmt.Fprintf(w, "model %s: %d parameters; data: %d pieces, %d tokens (%d files skipped)\n", *preset, m.NumParams(), ds.Pieces(), ds.Tokens(), len(ds.Skipped))
-			w.Flush()
-		}
-		opts := train.Options{Steps: *steps, Batch: *batch, Context: *context_, Accum: *accum, LR: *lr, MinLR: *minLR,
-			Warmup: *warmup, WeightDecay: *wd, Clip: *clip, ValEvery: *valEvery, ValFrac: *valFrac, Checkpoint: *ckEvery,
-			Seed: *seed, OutDir: *out, Resume: *resume}
 		enc := json.NewEncoder(w)
-		opts.OnStep = func(e train.Event) {
+		spec := TrainSpec{Data: *data, Out: *out, Preset: *preset, Steps: *steps, Batch: *batch, Context: *context_,
+			Accum: *accum, LR: *lr, MinLR: *minLR, Warmup: *warmup, WeightDecay: *wd, Clip: *clip, ValEvery: *valEvery,
+			ValFrac: *valFrac, CheckpointEvery: *ckEvery, Seed: *seed, Resume: *resume}
+		onStart := func(i TrainStart) {
+			if !*jsonOut {
+				fmt.Fprintf(w, "model %s: %d parameters; data: %d pieces, %d tokens (%d files skipped)\n", i.Preset, i.Params, i.Pieces, i.Tokens, i.Skipped)
+				w.Flush()
+			}
+		}
+		onStep := func(e train.Event) {
 			if e.Step%max(1, *logEvery) != 0 && e.ValLoss == nil && e.Step != e.Steps {
 				return
 			}
@@ -137,21 +110,12 @@ func init() {
 			}
 			w.Flush()
 		}
-		res, runErr := train.Run(ctx, m, ds, opts)
-		if runErr != nil && res.Steps == 0 {
+		tr, runErr := TrainModel(ctx, spec, onStart, onStep)
+		if tr == nil {
 			return runErr
 		}
-		tr := TrainResult{Params: res.Params, Preset: *preset, Steps: res.StartStep + res.Steps, StartStep: res.StartStep,
-			TokensPerSecond: res.TokensPerSecond, TrainLoss: res.TrainLoss, PeakRSSMB: PeakRSSMB(), StageSeconds: res.Stage,
-			Seconds: res.Seconds, TrainPieces: res.TrainPieces, ValPieces: res.ValPieces, Skipped: len(ds.Skipped), Out: *out}
-		if !math.IsNaN(res.ValLoss) {
-			tr.ValLoss = &res.ValLoss
-		}
-		if !math.IsInf(res.BestValLoss, 0) && !math.IsNaN(res.BestValLoss) {
-			tr.BestValLoss = &res.BestValLoss
-		}
 		if *jsonOut {
-			enc.Encode(tr)
+			enc.Encode(*tr)
 		} else {
 			fmt.Fprintf(w, "done: %d steps, train loss %.4f, %.0f tokens/s, peak RSS %.0f MB, model in %s\n", tr.Steps, tr.TrainLoss, tr.TokensPerSecond, tr.PeakRSSMB, *out)
 		}

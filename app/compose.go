@@ -1,0 +1,305 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/amtstudio/amt/engine/eval"
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/nn/cpu"
+	"github.com/amtstudio/amt/engine/text"
+	"github.com/amtstudio/amt/engine/token"
+	"github.com/amtstudio/amt/storage"
+)
+
+// ErrNoModel is returned when no model was chosen and there is no embedded
+// default model yet.
+var ErrNoModel = errors.New("no default model yet: train one in Training or choose a model folder")
+
+// Model is a loaded model folder: the network on a CPU backend and its
+// vocabulary.
+type Model struct {
+	Dir   string
+	Net   *gpt.Model
+	Vocab *token.Vocab
+	be    *cpu.Backend
+}
+
+// LoadModel reads a model folder (config.json, model.safetensors,
+// vocab.json) onto a CPU backend.
+func LoadModel(dir string) (*Model, error) {
+	v, err := token.LoadVocab(filepath.Join(dir, gpt.VocabFile))
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", dir, err)
+	}
+	be := cpu.New()
+	m, err := gpt.Load(be, dir)
+	if err != nil {
+		be.Close()
+		return nil, fmt.Errorf("model %s: %w", dir, err)
+	}
+	if m.Config.VocabSize != v.Size() {
+		be.Close()
+		return nil, fmt.Errorf("model %s: model vocabulary %d differs from vocab.json's %d", dir, m.Config.VocabSize, v.Size())
+	}
+	return &Model{Dir: dir, Net: m, Vocab: v, be: be}, nil
+}
+
+// Close frees the backend.
+func (m *Model) Close() {
+	if m != nil && m.be != nil {
+		m.be.Close()
+		m.be = nil
+	}
+}
+
+// SampleSettings control sampling.
+type SampleSettings struct {
+	MaxTokens   int     // new tokens at most; 0: 1024
+	Temperature float64 // 0: greedy
+	TopK        int     // 0: all
+	TopP        float64 // 1 (or 0): off
+	Seed        uint64
+}
+
+// Generated is what GenerateScore returns.
+type Generated struct {
+	Score   *midi.Score
+	Attrs   token.Attributes // as decoded from the sequence's prefix
+	Tokens  []uint16         // the whole sequence, prompt included
+	New     int              // tokens sampled
+	Seconds float64
+}
+
+// GenerateScore samples one piece from m under the token grammar. With
+// force nil the prefix is BOS SEP (the model-only form of `amt generate`);
+// otherwise the attributes force sets are mandatory in the prefix and the
+// unset ones are sampled by the model. onToken (may be nil) sees the count
+// of tokens sampled so far.
+func GenerateScore(ctx context.Context, m *Model, force *token.Attributes, s SampleSettings, onToken func(n int)) (*Generated, error) {
+	v := m.Vocab
+	g := v.NewGrammar()
+	var prompt []uint16
+	if force == nil {
+		prompt = v.Prefix(token.Unspecified())
+	} else {
+		prompt = []uint16{v.BOS}
+		g.Force(*force)
+	}
+	if s.MaxTokens <= 0 {
+		s.MaxTokens = 1024
+	}
+	opts := gpt.SampleOptions{MaxTokens: s.MaxTokens, Temperature: s.Temperature, TopK: s.TopK, TopP: s.TopP,
+		Seed: s.Seed, EOS: int(v.EOS), Constraint: g}
+	if onToken != nil {
+		n := 0
+		opts.OnToken = func(uint16) error { n++; onToken(n); return nil }
+	}
+	start := time.Now()
+	toks, err := m.Net.NewSampler(0).Generate(ctx, prompt, opts)
+	if err != nil {
+		return nil, fmt.Errorf("generate: %w", err)
+	}
+	secs := time.Since(start).Seconds()
+	all := append(append([]uint16(nil), prompt...), toks...)
+	sc, attrs, err := v.Decode(all)
+	if err != nil {
+		return nil, fmt.Errorf("generate: decode: %w", err)
+	}
+	return &Generated{Score: sc, Attrs: attrs, Tokens: all, New: len(toks), Seconds: secs}, nil
+}
+
+// ComposeRequest is one generation from the Compose screen.
+type ComposeRequest struct {
+	Project string // "" : DefaultProject
+	Prompt  string
+	// Attrs, when set, replaces the attributes read from the prompt (the
+	// screen's chips after the user's edits).
+	Attrs *token.Attributes
+	// ModelDir is a model folder; "" means the embedded default model
+	// (ErrNoModel until one ships).
+	ModelDir string
+	SampleSettings
+	// Progress (may be nil) is called with tokens sampled and the most.
+	Progress func(done, total int)
+}
+
+// ComposeResult is a stored generated piece with its evaluation.
+type ComposeResult struct {
+	Piece     PieceRow
+	Score     *midi.Score
+	Requested token.Attributes // what was forced
+	Decoded   token.Attributes // what the piece's prefix says
+	Tokens    int
+	Seconds   float64
+	Metrics   *eval.Metrics
+	Adherence *eval.Adherence
+}
+
+// PromptAttributes reads the attributes a prompt asks for (unset fields
+// left to the model), with "sparse"/"dense" mapped to the vocabulary's
+// density bins.
+func PromptAttributes(prompt string, v *token.Vocab) token.Attributes {
+	p := text.ParsePrompt(prompt)
+	a := p.Attrs
+	if a.Density < 0 && v != nil {
+		switch p.Density {
+		case "sparse":
+			a.Density = v.DensityBin(2)
+		case "dense":
+			a.Density = v.DensityBin(16)
+		}
+	}
+	return a
+}
+
+// models caches loaded models by folder, so a second generation does not
+// read the weights again.
+var models struct {
+	sync.Mutex
+	m map[string]*Model
+}
+
+func cachedModel(dir string) (*Model, error) {
+	models.Lock()
+	defer models.Unlock()
+	if m, ok := models.m[dir]; ok {
+		return m, nil
+	}
+	m, err := LoadModel(dir)
+	if err != nil {
+		return nil, err
+	}
+	if models.m == nil {
+		models.m = map[string]*Model{}
+	}
+	models.m[dir] = m
+	return m, nil
+}
+
+// ForgetModel drops a cached model (after its folder was rewritten by
+// training).
+func ForgetModel(dir string) {
+	models.Lock()
+	defer models.Unlock()
+	if m, ok := models.m[dir]; ok {
+		m.Close()
+		delete(models.m, dir)
+	}
+}
+
+// Compose generates a piece from a prompt, stores it (MIDI file in the
+// store's pieces folder and a Piece record) and evaluates it.
+func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResult, error) {
+	if req.ModelDir == "" {
+		return nil, ErrNoModel
+	}
+	m, err := cachedModel(req.ModelDir)
+	if err != nil {
+		return nil, err
+	}
+	attrs := PromptAttributes(req.Prompt, m.Vocab)
+	if req.Attrs != nil {
+		attrs = *req.Attrs
+	}
+	max := req.MaxTokens
+	if max <= 0 {
+		max = 1024
+	}
+	var onTok func(int)
+	if req.Progress != nil {
+		onTok = func(n int) { req.Progress(n, max) }
+	}
+	// The model's sampler is not safe for concurrent use: one generation
+	// per model at a time.
+	m.genMu().Lock()
+	gen, err := GenerateScore(ctx, m, &attrs, req.SampleSettings, onTok)
+	m.genMu().Unlock()
+	if err != nil {
+		return nil, err
+	}
+	project := req.Project
+	if project == "" {
+		project = DefaultProject
+	}
+	var buf bytes.Buffer
+	if err := gen.Score.Write(&buf); err != nil {
+		return nil, fmt.Errorf("compose: write MIDI: %w", err)
+	}
+	pc := &storage.Piece{Prompt: req.Prompt, Attrs: attrs, Model: req.ModelDir, Seed: int64(req.Seed)}
+	err = s.Store.Update(func(tx *bolt.Tx) error {
+		p, err := storage.EnsureProject(tx, project)
+		if err != nil {
+			return err
+		}
+		pc.ProjectID = p.ID
+		if err := storage.PutPiece(tx, pc); err != nil {
+			return err
+		}
+		pc.File = fmt.Sprintf("%s/%06d.mid", storage.PiecesDir, pc.ID)
+		h, err := storage.WriteFileAtomic(s.Store.Abs(pc.File), buf.Bytes())
+		if err != nil {
+			return err
+		}
+		pc.Hash = h
+		return storage.PutPiece(tx, pc)
+	})
+	if err != nil {
+		if pc.File != "" {
+			os.Remove(s.Store.Abs(pc.File))
+		}
+		return nil, fmt.Errorf("compose: store piece: %w", err)
+	}
+	res := &ComposeResult{Piece: PieceRow{Piece: *pc, Abs: s.Store.Abs(pc.File)}, Score: gen.Score, Requested: attrs,
+		Decoded: gen.Attrs, Tokens: gen.New, Seconds: gen.Seconds}
+	if mt, err := eval.Measure(gen.Score); err == nil {
+		ad := eval.Adhere(attrs, &mt)
+		res.Metrics, res.Adherence = &mt, &ad
+	}
+	return res, nil
+}
+
+// genLocks serialise sampling per model.
+var genLocks sync.Map
+
+func (m *Model) genMu() *sync.Mutex {
+	l, _ := genLocks.LoadOrStore(m, new(sync.Mutex))
+	return l.(*sync.Mutex)
+}
+
+// OpenPiece reads a stored piece's MIDI file.
+func (s *Studio) OpenPiece(p PieceRow) (*midi.Score, error) {
+	return midi.ReadFile(p.Abs)
+}
+
+// WriteRandomModel writes a randomly initialised model of a preset with
+// the default vocabulary into dir: the state tests and `amt snapshot`
+// build on, and a way to try the screens before any training.
+func WriteRandomModel(dir, preset string, seed uint64) error {
+	v := token.DefaultVocab()
+	cfg, err := gpt.Preset(preset, v.Size())
+	if err != nil {
+		return err
+	}
+	cfg.BOS, cfg.EOS = int(v.BOS), int(v.EOS)
+	be := cpu.New()
+	defer be.Close()
+	m, err := gpt.New(be, cfg)
+	if err != nil {
+		return err
+	}
+	m.Init(seed)
+	if err := m.Save(dir, "F32"); err != nil {
+		return err
+	}
+	return v.Save(filepath.Join(dir, gpt.VocabFile))
+}

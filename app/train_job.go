@@ -1,0 +1,446 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/nn/cpu"
+	"github.com/amtstudio/amt/engine/train"
+	"github.com/amtstudio/amt/storage"
+)
+
+// TrainSpec is one training run: `amt train` and the Training screen both
+// fill it.
+type TrainSpec struct {
+	Data   string `json:"data"` // token shards + vocab.json, or MIDI files
+	Out    string `json:"out"`  // model folder: weights, config, vocab, checkpoint
+	Preset string `json:"preset"`
+
+	Steps           int     `json:"steps"`
+	Batch           int     `json:"batch"`
+	Context         int     `json:"context"`
+	Accum           int     `json:"accum"`
+	LR              float64 `json:"lr"`
+	MinLR           float64 `json:"min_lr,omitempty"`
+	Warmup          int     `json:"warmup,omitempty"` // 0: steps/20
+	WeightDecay     float64 `json:"weight_decay"`
+	Clip            float64 `json:"clip"`
+	ValEvery        int     `json:"val_every"`
+	ValFrac         float64 `json:"val_frac"`
+	CheckpointEvery int     `json:"checkpoint_every"`
+	Seed            uint64  `json:"seed"`
+	Resume          bool    `json:"-"`
+	// Workers of the CPU backend; 0: one per core.
+	Workers int `json:"workers"`
+	// Device is "cpu" (""); "gpu" is refused with ErrNoGPUBackend until the
+	// CUDA backend exists.
+	Device string `json:"device"`
+}
+
+// ErrNoGPUBackend is returned for Device "gpu".
+var ErrNoGPUBackend = errors.New("GPU training needs the CUDA backend, which is not built yet")
+
+// TrainStart describes a run as it starts.
+type TrainStart struct {
+	Params  int
+	Preset  string
+	Pieces  int
+	Tokens  int
+	Skipped int
+}
+
+// DefaultTrainSpec is the Training screen's starting form (the CLI's
+// defaults).
+func DefaultTrainSpec() TrainSpec {
+	return TrainSpec{Preset: "small", Steps: 1000, Batch: 8, Context: 256, Accum: 1, LR: 1e-3, WeightDecay: 0.1,
+		Clip: 1, ValEvery: 100, ValFrac: 0.05, CheckpointEvery: 100, Seed: 1}
+}
+
+// TrainModel trains a model on spec.Data into spec.Out. onStart and onStep
+// may be nil. It returns the result (nil when no step ran) and the error
+// that ended the run (context.Canceled when stopped; a checkpoint was
+// written first).
+func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), onStep func(train.Event)) (*TrainResult, error) {
+	if spec.Device != "" && spec.Device != "cpu" {
+		return nil, fmt.Errorf("train: device %q: %w", spec.Device, ErrNoGPUBackend)
+	}
+	if spec.Warmup == 0 {
+		spec.Warmup = max(1, spec.Steps/20)
+	}
+	v, err := trainVocab(spec.Data)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := train.OpenDir(spec.Data, v.Size(), midiTokenizer(v))
+	if err != nil {
+		return nil, err
+	}
+	defer ds.Close()
+	cfg, err := gpt.Preset(spec.Preset, v.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	cfg.BOS, cfg.EOS = int(v.BOS), int(v.EOS)
+	var be *cpu.Backend
+	if spec.Workers > 0 {
+		be = cpu.NewWorkers(spec.Workers)
+	} else {
+		be = cpu.New()
+	}
+	defer be.Close()
+	m, err := gpt.New(be, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.Init(spec.Seed)
+	if err := os.MkdirAll(spec.Out, 0o755); err != nil {
+		return nil, err
+	}
+	if err := v.Save(filepath.Join(spec.Out, gpt.VocabFile)); err != nil {
+		return nil, err
+	}
+	if onStart != nil {
+		onStart(TrainStart{Params: m.NumParams(), Preset: spec.Preset, Pieces: ds.Pieces(), Tokens: ds.Tokens(), Skipped: len(ds.Skipped)})
+	}
+	opts := train.Options{Steps: spec.Steps, Batch: spec.Batch, Context: spec.Context, Accum: spec.Accum, LR: spec.LR,
+		MinLR: spec.MinLR, Warmup: spec.Warmup, WeightDecay: spec.WeightDecay, Clip: spec.Clip, ValEvery: spec.ValEvery,
+		ValFrac: spec.ValFrac, Checkpoint: spec.CheckpointEvery, Seed: spec.Seed, OutDir: spec.Out, Resume: spec.Resume,
+		OnStep: onStep}
+	res, runErr := train.Run(ctx, m, ds, opts)
+	if runErr != nil && res.Steps == 0 {
+		return nil, runErr
+	}
+	tr := &TrainResult{Params: res.Params, Preset: spec.Preset, Steps: res.StartStep + res.Steps, StartStep: res.StartStep,
+		TokensPerSecond: res.TokensPerSecond, TrainLoss: res.TrainLoss, PeakRSSMB: PeakRSSMB(), StageSeconds: res.Stage,
+		Seconds: res.Seconds, TrainPieces: res.TrainPieces, ValPieces: res.ValPieces, Skipped: len(ds.Skipped), Out: spec.Out}
+	if !math.IsNaN(res.ValLoss) {
+		tr.ValLoss = &res.ValLoss
+	}
+	if !math.IsInf(res.BestValLoss, 0) && !math.IsNaN(res.BestValLoss) {
+		tr.BestValLoss = &res.BestValLoss
+	}
+	return tr, runErr
+}
+
+// Training run statuses besides storage's.
+const RunPaused = "paused"
+
+// TrainUpdate is an event of a TrainJob.
+type TrainUpdate struct {
+	RunID uint64
+	// Kind: "start", "step", or the end: "done", "paused", "cancelled",
+	// "failed".
+	Kind    string
+	Start   TrainStart
+	Step    train.Event
+	ETA     time.Duration // at "step": remaining steps × mean step time
+	Elapsed time.Duration
+	Result  *TrainResult
+	Err     error
+}
+
+// TrainJobConfig is what the Training screen starts.
+type TrainJobConfig struct {
+	Project string    `json:"project"`
+	Dataset string    `json:"dataset"`
+	Spec    TrainSpec `json:"spec"`
+}
+
+// TrainJob is a training run of the Studio: it trains in its own
+// goroutine, records its metrics and status in the store, and can be
+// paused (a checkpoint is written), resumed from that checkpoint, or
+// stopped.
+//
+// Closing the window pauses the job (the checkpoint is written as the
+// run stops); the run is listed as paused and Resume continues it from
+// that checkpoint after a restart (ResumeTraining). A process killed
+// outright leaves it "interrupted", resumable from its last periodic
+// checkpoint.
+type TrainJob struct {
+	s        *Studio
+	RunID    uint64
+	ModelDir string // absolute
+	cfg      TrainJobConfig
+
+	events chan TrainUpdate
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	end     string // requested end: RunPaused or storage.RunCancelled
+	running bool
+	done    chan struct{}
+}
+
+// Events delivers the job's updates. Sends never block: when the reader
+// lags, step updates are dropped (metrics are in the store regardless);
+// ends are always delivered.
+func (j *TrainJob) Events() <-chan TrainUpdate { return j.events }
+
+// Config is the job's configuration.
+func (j *TrainJob) Config() TrainJobConfig { return j.cfg }
+
+// StartTraining records a new run of cfg and starts it.
+func (s *Studio) StartTraining(cfg TrainJobConfig) (*TrainJob, error) {
+	if cfg.Project == "" {
+		cfg.Project = DefaultProject
+	}
+	if cfg.Spec.Device != "" && cfg.Spec.Device != "cpu" {
+		return nil, fmt.Errorf("train: device %q: %w", cfg.Spec.Device, ErrNoGPUBackend)
+	}
+	list, err := ListDatasets(s.Store, cfg.Project)
+	if err != nil {
+		return nil, fmt.Errorf("train: project %q: %w", cfg.Project, err)
+	}
+	var ds *DatasetSummary
+	for i := range list {
+		if list[i].Name == cfg.Dataset {
+			ds = &list[i]
+		}
+	}
+	if ds == nil {
+		return nil, fmt.Errorf("train: project %q has no dataset %q: %w", cfg.Project, cfg.Dataset, storage.ErrNotFound)
+	}
+	if ds.OK == 0 {
+		return nil, fmt.Errorf("train: dataset %q has no usable pieces", cfg.Dataset)
+	}
+	cfg.Spec.Data = ds.ShardDir
+	run := &storage.TrainRun{ProjectID: ds.ProjectID, DatasetID: ds.ID, Status: storage.RunRunning, Started: time.Now().UTC()}
+	err = s.Store.Update(func(tx *bolt.Tx) error {
+		if err := storage.PutTrainRun(tx, run); err != nil {
+			return err
+		}
+		run.ModelDir = fmt.Sprintf("%s/run-%06d", storage.ModelsDir, run.ID)
+		cfg.Spec.Out = s.Store.Abs(run.ModelDir)
+		c, err := json.Marshal(cfg)
+		if err != nil {
+			return err
+		}
+		run.Config = c
+		return storage.PutTrainRun(tx, run)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("train: record run: %w", err)
+	}
+	j := &TrainJob{s: s, RunID: run.ID, ModelDir: cfg.Spec.Out, cfg: cfg, events: make(chan TrainUpdate, 256)}
+	j.start(false)
+	return j, nil
+}
+
+// ResumeTraining continues a paused or interrupted run from its
+// checkpoint.
+func (s *Studio) ResumeTraining(runID uint64) (*TrainJob, error) {
+	var run *storage.TrainRun
+	if err := s.Store.View(func(tx *bolt.Tx) error {
+		var err error
+		run, err = storage.GetTrainRun(tx, runID)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("resume run %d: %w", runID, err)
+	}
+	var cfg TrainJobConfig
+	if err := json.Unmarshal(run.Config, &cfg); err != nil {
+		return nil, fmt.Errorf("resume run %d: config: %w", runID, err)
+	}
+	cfg.Spec.Out = s.Store.Abs(run.ModelDir)
+	if _, err := os.Stat(filepath.Join(cfg.Spec.Out, train.CheckpointFile)); err != nil {
+		return nil, fmt.Errorf("resume run %d: no checkpoint: %w", runID, err)
+	}
+	j := &TrainJob{s: s, RunID: run.ID, ModelDir: cfg.Spec.Out, cfg: cfg, events: make(chan TrainUpdate, 256)}
+	j.start(true)
+	return j, nil
+}
+
+// Resumable reports whether a stored run can be resumed.
+func Resumable(r storage.TrainRun) bool {
+	return r.Status == RunPaused || r.Status == storage.RunInterrupted || r.Status == storage.RunCancelled
+}
+
+func (j *TrainJob) send(u TrainUpdate, must bool) {
+	u.RunID = j.RunID
+	if must {
+		j.events <- u // the buffer holds it unless 256 ends queued: never
+		return
+	}
+	select {
+	case j.events <- u:
+	default:
+	}
+}
+
+func (j *TrainJob) setStatus(status, errText string, res *TrainResult) {
+	j.s.Store.Update(func(tx *bolt.Tx) error {
+		r, err := storage.GetTrainRun(tx, j.RunID)
+		if err != nil {
+			return err
+		}
+		r.Status, r.Error = status, errText
+		if status != storage.RunRunning {
+			r.Finished = time.Now().UTC()
+		} else {
+			r.Finished = time.Time{}
+		}
+		if res != nil {
+			st := res.StageSeconds
+			r.Stages = []storage.StageStat{{Name: "data", BusySeconds: st.Data}, {Name: "forward", BusySeconds: st.Forward},
+				{Name: "backward", BusySeconds: st.Backward}, {Name: "optimizer", BusySeconds: st.Optimizer}}
+		}
+		return storage.PutTrainRun(tx, r)
+	})
+}
+
+func (j *TrainJob) start(resume bool) {
+	ctx, cancel := context.WithCancel(context.Background())
+	j.mu.Lock()
+	j.cancel, j.end, j.running = cancel, "", true
+	j.done = make(chan struct{})
+	done := j.done
+	j.mu.Unlock()
+	if resume {
+		j.setStatus(storage.RunRunning, "", nil)
+	}
+	spec := j.cfg.Spec
+	spec.Resume = resume
+	go func() {
+		defer close(done)
+		defer cancel()
+		began := time.Now()
+		var pending []storage.Metric
+		lastFlush := time.Now()
+		flush := func() {
+			if len(pending) == 0 {
+				return
+			}
+			pts := pending
+			pending = nil
+			j.s.Store.Update(func(tx *bolt.Tx) error { return storage.AppendMetrics(tx, j.RunID, pts) })
+		}
+		first := -1
+		onStart := func(i TrainStart) { j.send(TrainUpdate{Kind: "start", Start: i}, false) }
+		onStep := func(e train.Event) {
+			now := time.Now()
+			if first < 0 {
+				first = e.Step - 1
+			}
+			pending = append(pending, storage.Metric{Step: e.Step, Name: "train_loss", Value: e.Loss, Time: now},
+				storage.Metric{Step: e.Step, Name: "tokens_per_s", Value: e.TokensPerSecond, Time: now},
+				storage.Metric{Step: e.Step, Name: "lr", Value: e.LR, Time: now})
+			if e.ValLoss != nil {
+				pending = append(pending, storage.Metric{Step: e.Step, Name: "val_loss", Value: *e.ValLoss, Time: now})
+			}
+			if now.Sub(lastFlush) >= time.Second {
+				flush()
+				lastFlush = now
+			}
+			el := now.Sub(began)
+			var eta time.Duration
+			if n := e.Step - first; n > 0 {
+				eta = time.Duration(float64(el) / float64(n) * float64(e.Steps-e.Step))
+			}
+			j.send(TrainUpdate{Kind: "step", Step: e, ETA: eta, Elapsed: el}, false)
+		}
+		res, err := TrainModel(ctx, spec, onStart, onStep)
+		flush()
+		ForgetModel(j.ModelDir)
+		j.mu.Lock()
+		end := j.end
+		j.running = false
+		j.mu.Unlock()
+		u := TrainUpdate{Result: res, Err: err, Elapsed: time.Since(began)}
+		switch {
+		case err == nil:
+			u.Kind = storage.RunDone
+			u.Err = nil
+		case errors.Is(err, context.Canceled) && end != "":
+			u.Kind, u.Err = end, nil
+		default:
+			u.Kind = storage.RunFailed
+		}
+		errText := ""
+		if u.Err != nil {
+			errText = u.Err.Error()
+		}
+		j.setStatus(u.Kind, errText, res)
+		j.send(u, true)
+	}()
+}
+
+func (j *TrainJob) halt(end string) {
+	j.mu.Lock()
+	if j.running && j.end == "" {
+		j.end = end
+		j.cancel()
+	}
+	done := j.done
+	j.mu.Unlock()
+	<-done
+}
+
+// Pause stops the run after writing a checkpoint; Resume continues it.
+// It returns when the run has stopped.
+func (j *TrainJob) Pause() { j.halt(RunPaused) }
+
+// Stop ends the run for good (its checkpoint and model stay).
+func (j *TrainJob) Stop() { j.halt(storage.RunCancelled) }
+
+// Resume continues a paused job from its checkpoint.
+func (j *TrainJob) Resume() error {
+	j.mu.Lock()
+	running := j.running
+	j.mu.Unlock()
+	if running {
+		return errors.New("train: the run is already running")
+	}
+	if _, err := os.Stat(filepath.Join(j.ModelDir, train.CheckpointFile)); err != nil {
+		return fmt.Errorf("resume run %d: no checkpoint: %w", j.RunID, err)
+	}
+	j.start(true)
+	return nil
+}
+
+// Running reports whether the job is training now.
+func (j *TrainJob) Running() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.running
+}
+
+// Wait blocks until the current run segment ends.
+func (j *TrainJob) Wait() {
+	j.mu.Lock()
+	done := j.done
+	j.mu.Unlock()
+	<-done
+}
+
+// Checkpoints lists the files of the run's model folder that a sample can
+// be drawn from, with their times.
+func (j *TrainJob) Checkpoints() []CheckpointInfo { return ListCheckpoints(j.ModelDir) }
+
+// CheckpointInfo is one checkpoint file.
+type CheckpointInfo struct {
+	Path     string
+	Modified time.Time
+	Bytes    int64
+}
+
+// ListCheckpoints lists the checkpoint and model files of a model folder.
+func ListCheckpoints(dir string) []CheckpointInfo {
+	var out []CheckpointInfo
+	for _, n := range []string{train.CheckpointFile, gpt.WeightsFile} {
+		p := filepath.Join(dir, n)
+		if fi, err := os.Stat(p); err == nil {
+			out = append(out, CheckpointInfo{Path: p, Modified: fi.ModTime(), Bytes: fi.Size()})
+		}
+	}
+	return out
+}
