@@ -35,6 +35,12 @@ type SampleOptions struct {
 	Mask func(logits []float32)
 	// OnToken, if set, is called with each new token; an error stops.
 	OnToken func(tok uint16) error
+	// Refill, if set, chooses what is re-encoded when the window fills,
+	// given the whole sequence so far (prompt included): it must return
+	// fewer than the window's tokens and end with the sequence's last
+	// token (e.g. the attribute prefix pinned before a recent stretch of
+	// music). Nil: the last half of the window.
+	Refill func(hist []uint16) []uint16
 }
 
 // ErrNoToken is returned when the mask leaves no token to sample.
@@ -185,7 +191,14 @@ func (s *Sampler) Generate(ctx context.Context, prompt []uint16, opts SampleOpti
 			break
 		}
 		if s.pos >= s.W {
-			logits, err = s.Prefill(hist[len(hist)-s.W/2:])
+			re := hist[len(hist)-s.W/2:]
+			if opts.Refill != nil {
+				re = opts.Refill(hist)
+				if len(re) == 0 || len(re) >= s.W || re[len(re)-1] != tok {
+					return out, fmt.Errorf("gpt: refill returned %d tokens (window %d) not ending with the last token", len(re), s.W)
+				}
+			}
+			logits, err = s.Prefill(re)
 		} else {
 			logits, err = s.Step(tok)
 		}
