@@ -41,6 +41,10 @@ type Options struct {
 
 	// OnStep receives an event after every step (and validations).
 	OnStep func(Event)
+
+	// Examples, if set, builds the batches (training and validation)
+	// instead of random windows of the token stream; see Examples.
+	Examples Examples
 }
 
 // Defaults fills unset options.
@@ -209,7 +213,11 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 				return
 			}
 			b.k = k
-			b.err = trainSplit.Batch(k, o.Seed, B, T, b.inputs, b.targets, scratch)
+			if o.Examples != nil {
+				b.err = o.Examples.Fill(trainSplit, k, o.Seed, B, T, b.inputs, b.targets)
+			} else {
+				b.err = trainSplit.Batch(k, o.Seed, B, T, b.inputs, b.targets, scratch)
+			}
 			select {
 			case queue <- b:
 			case <-lctx.Done():
@@ -226,7 +234,13 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		}
 		sum := 0.0
 		for i := 0; i < o.ValBatches; i++ {
-			if err := valSplit.Batch(uint64(i), o.Seed^0x5bd1e995, B, T, valIn, valTg, valScratch); err != nil {
+			var err error
+			if o.Examples != nil {
+				err = o.Examples.Fill(valSplit, uint64(i), o.Seed^0x5bd1e995, B, T, valIn, valTg)
+			} else {
+				err = valSplit.Batch(uint64(i), o.Seed^0x5bd1e995, B, T, valIn, valTg, valScratch)
+			}
+			if err != nil {
 				return 0, err
 			}
 			l, err := m.Forward(valIn, valTg, B, T)
