@@ -1,0 +1,452 @@
+// Package condition makes the training examples of the conditioned music
+// model and the matching window management for generation (issue 8).
+//
+// A piece is 1,500–10,000 tokens and the context 256–1,024, so random
+// windows of the token stream would almost never contain the attribute
+// prefix and the model would never learn to follow it. Each example is
+// instead
+//
+//	BOS [TEMPO_BIN] [KEY] [METER] [INSTRUMENT…] [DENSITY] [LENGTH] SEP
+//	Bar TimeSig Tempo  …music of the piece from that bar on…  [EOS] [PAD…]
+//
+// a window of the body that starts on a bar line, with the bar header
+// restating the meter and tempo in force there (the grammar's first-bar
+// form), preceded by attributes that describe the window as it is after
+// augmentation: tempo and meter as restated, the key estimated from the
+// window's notes (as evaluation measures it), the programs the window
+// plays, its notes per bar; LENGTH is the whole piece's. Augmentation is
+// drawn per example: transposition to any of the 12 keys within the pitch
+// range (drums untouched), tempo scaling across the tempo bins, re-voicing
+// of each pitched program onto another General MIDI program whose range
+// holds the part, and attribute dropout (each attribute left out with some
+// probability, instruments as a whole; STYLE always, since style groups are
+// numbered per dataset and mean nothing across corpora).
+//
+// At generation, Refill keeps the attribute prefix pinned when the sampler's
+// window fills: prefix + a restated bar header + the music from a recent
+// bar line, the same form as the training examples. Bars caps a
+// token.Grammar at an exact bar count.
+//
+// It imports engine/token, engine/midi and engine/train; never app/, ui/ or
+// storage/.
+package condition
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/token"
+	"github.com/amtstudio/amt/engine/train"
+)
+
+// Options of the example builder. Zero fields take the defaults of
+// DefaultOptions where noted.
+type Options struct {
+	// StartProb is the share of examples whose window starts at the first
+	// bar (the piece's opening, with EOS reached only by short pieces).
+	StartProb float64
+	// TransposeProb: share of examples transposed (by −6…+5 semitones,
+	// within 0–127).
+	TransposeProb float64
+	// TempoProb: share of examples tempo-scaled, by a factor drawn
+	// log-uniformly from [TempoMin, TempoMax].
+	TempoProb          float64
+	TempoMin, TempoMax float64
+	// RevoiceProb: share of examples re-voiced; in those, each pitched
+	// program moves with probability RevoicePart.
+	RevoiceProb, RevoicePart float64
+	// SplitProb: share of re-voiced examples with one pitched program
+	// that are first split into melody, harmony and bass parts.
+	SplitProb float64
+	// DropProb: each attribute is left out with this probability;
+	// DropAllProb: all of them (an unconditioned example).
+	DropProb, DropAllProb float64
+	// RichWeight is the extra sampling weight of a piece with drums or
+	// three or more programs (the few multi-instrument pieces).
+	RichWeight float64
+}
+
+// DefaultOptions are the settings the default model was trained with.
+func DefaultOptions() Options {
+	return Options{StartProb: 0.25, TransposeProb: 0.9, TempoProb: 0.6, TempoMin: 0.5, TempoMax: 2,
+		RevoiceProb: 0.6, RevoicePart: 0.5, SplitProb: 0.7, DropProb: 0.3, DropAllProb: 0.05, RichWeight: 5}
+}
+
+// Builder makes conditioned examples; it implements train.Examples.
+type Builder struct {
+	v   *token.Vocab
+	o   Options
+	pad uint16
+
+	mu      sync.Mutex
+	weights map[*train.Split][]float64 // cumulative piece weights
+}
+
+// New returns a builder over vocabulary v.
+func New(v *token.Vocab, o Options) *Builder {
+	return &Builder{v: v, o: o, pad: v.PAD, weights: map[*train.Split][]float64{}}
+}
+
+var _ train.Examples = (*Builder)(nil)
+
+// ErrPiece marks a piece that cannot give an example (no SEP, no bar).
+var ErrPiece = errors.New("condition: piece has no body")
+
+// Fill writes batch k of split: B examples of T+1 tokens shifted into
+// inputs and targets; padding positions have target −1.
+func (b *Builder) Fill(split *train.Split, k, seed uint64, B, T int, inputs, targets []int32) error {
+	cum := b.cumWeights(split)
+	if len(cum) == 0 {
+		return fmt.Errorf("%w: empty split", train.ErrNoData)
+	}
+	var toks []uint16
+	for r := 0; r < B; r++ {
+		rng := rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15*(k+1), uint64(r)+0x632be59bd9b4e019*(k+1)))
+		var ex []uint16
+		for try := 0; ; try++ {
+			i := pick(cum, rng.Float64()*cum[len(cum)-1])
+			toks = split.AppendPiece(toks[:0], i)
+			var err error
+			ex, err = b.Example(toks, rng, T+1)
+			if err == nil {
+				break
+			}
+			if try >= 8 {
+				return fmt.Errorf("condition: batch %d: %w", k, err)
+			}
+		}
+		in, tg := inputs[r*T:(r+1)*T], targets[r*T:(r+1)*T]
+		for j := 0; j < T; j++ {
+			in[j], tg[j] = int32(b.pad), -1
+			if j < len(ex) {
+				in[j] = int32(ex[j])
+			}
+			if j+1 < len(ex) {
+				tg[j] = int32(ex[j+1])
+			}
+		}
+	}
+	return nil
+}
+
+func pick(cum []float64, u float64) int {
+	lo, hi := 0, len(cum)-1
+	for lo < hi {
+		m := (lo + hi) / 2
+		if cum[m] > u {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
+}
+
+// cumWeights computes (once per split) the cumulative sampling weight of
+// its pieces: 1 each, plus RichWeight for multi-instrument pieces.
+func (b *Builder) cumWeights(split *train.Split) []float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if w, ok := b.weights[split]; ok {
+		return w
+	}
+	instrFirst, instrN := b.v.Range(token.KindInstrumentAttr)
+	cum := make([]float64, split.Pieces())
+	total := 0.0
+	var toks []uint16
+	for i := range cum {
+		toks = split.AppendPiece(toks[:0], i)
+		n := 0
+		drums := false
+		for _, t := range toks {
+			if t == b.v.SEP {
+				break
+			}
+			if t >= instrFirst && int(t-instrFirst) < instrN {
+				n++
+				drums = drums || int(t-instrFirst) == token.DrumProgram
+			}
+		}
+		w := 1.0
+		if drums || n >= 3 {
+			w += b.o.RichWeight
+		}
+		total += w
+		cum[i] = total
+	}
+	b.weights[split] = cum
+	return cum
+}
+
+// barInfo is one bar of a body: where its Bar token is, where its content
+// starts (after the header's TimeSig and Tempo), and the meter and tempo in
+// force once the header is read.
+type barInfo struct {
+	at, content int
+	timeSig     uint16
+	tempo       uint16
+}
+
+// scanBars lists the bars of the body that starts at toks[from].
+func scanBars(v *token.Vocab, toks []uint16, from int) []barInfo {
+	var bars []barInfo
+	var ts, tp uint16
+	for i := from; i < len(toks); i++ {
+		k, _ := v.Kind(toks[i])
+		switch k {
+		case token.KindBar:
+			j := i + 1
+			for j < len(toks) {
+				kk, _ := v.Kind(toks[j])
+				if kk == token.KindTimeSig {
+					ts = toks[j]
+				} else if kk == token.KindTempo {
+					tp = toks[j]
+				} else {
+					break
+				}
+				j++
+			}
+			bars = append(bars, barInfo{at: i, content: j, timeSig: ts, tempo: tp})
+			i = j - 1
+		case token.KindTempo:
+			tp = toks[i]
+		case token.KindTimeSig:
+			ts = toks[i]
+		}
+	}
+	return bars
+}
+
+// sepIndex is the index of SEP, or -1.
+func sepIndex(v *token.Vocab, toks []uint16) int {
+	for i, t := range toks {
+		if t == v.SEP {
+			return i
+		}
+	}
+	return -1
+}
+
+// Example builds one example of at most n tokens from an encoded piece
+// (BOS … SEP body EOS), drawing the window and the augmentations from rng.
+func (b *Builder) Example(piece []uint16, rng *rand.Rand, n int) ([]uint16, error) {
+	v := b.v
+	sep := sepIndex(v, piece)
+	if sep < 0 {
+		return nil, ErrPiece
+	}
+	bars := scanBars(v, piece, sep+1)
+	if len(bars) == 0 || bars[0].timeSig == 0 || bars[0].tempo == 0 {
+		return nil, ErrPiece
+	}
+	// The piece's LENGTH attribute, kept as the whole piece's.
+	lengthTok := uint16(0)
+	for _, t := range piece[:sep] {
+		if k, _ := v.Kind(t); k == token.KindLengthAttr {
+			lengthTok = t
+		}
+	}
+	nInstr := 0
+	for _, t := range piece[:sep] {
+		if k, _ := v.Kind(t); k == token.KindInstrumentAttr {
+			nInstr++
+		}
+	}
+	// Window: bar j, header restated, content up to the budget left after
+	// the longest prefix this piece can have.
+	j := 0
+	if rng.Float64() >= b.o.StartProb {
+		j = rng.IntN(len(bars))
+	}
+	budget := n - (8 + nInstr)
+	if budget < 8 {
+		return nil, fmt.Errorf("condition: %d tokens leave no room for music", n)
+	}
+	bar := bars[j]
+	body := make([]uint16, 0, budget)
+	body = append(body, v.Bar, bar.timeSig, bar.tempo)
+	end := min(len(piece), bar.content+budget-3)
+	body = append(body, piece[bar.content:end]...)
+
+	// Augment the body.
+	tmp := make([]uint16, 0, len(body))
+	var err error
+	if rng.Float64() < b.o.TransposeProb {
+		if lo, hi, ok := v.PitchRange(body); ok {
+			var shifts []int
+			for s := -6; s <= 5; s++ {
+				if s != 0 && lo+s >= 0 && hi+s <= 127 {
+					shifts = append(shifts, s)
+				}
+			}
+			if len(shifts) > 0 {
+				if tmp, err = v.Transpose(tmp[:0], body, shifts[rng.IntN(len(shifts))]); err == nil {
+					body, tmp = tmp, body
+				}
+			}
+		}
+	}
+	if rng.Float64() < b.o.TempoProb && b.o.TempoMax > b.o.TempoMin && b.o.TempoMin > 0 {
+		f := math.Exp(math.Log(b.o.TempoMin) + rng.Float64()*(math.Log(b.o.TempoMax)-math.Log(b.o.TempoMin)))
+		if tmp, err = v.ScaleTempo(tmp[:0], body, f); err == nil {
+			body, tmp = tmp, body
+		}
+	}
+	if rng.Float64() < b.o.RevoiceProb {
+		if rng.Float64() < b.o.SplitProb {
+			if out, ok := splitVoices(v, body, rng); ok {
+				body = out
+			}
+		}
+		if m := revoiceMap(v, body, rng, b.o.RevoicePart); len(m) > 0 {
+			if tmp, err = v.Revoice(tmp[:0], body, m); err == nil {
+				body, tmp = tmp, body
+			}
+		}
+	}
+
+	// Re-voicing adds Program tokens: cut the body to what fits beside
+	// the longest prefix it can have, then measure it.
+	var progs [token.DrumProgram + 1]bool
+	k := 0
+	for _, t := range body {
+		if kind, x := v.Kind(t); kind == token.KindProgram && !progs[x] {
+			progs[x] = true
+			k++
+		}
+	}
+	if room := n - (7 + k); len(body) > room {
+		body = body[:room]
+	}
+	// Attributes of the window as it now is.
+	prefix := b.windowPrefix(body, lengthTok, rng)
+	ex := make([]uint16, 0, len(prefix)+len(body))
+	ex = append(append(ex, prefix...), body...)
+	return ex, nil
+}
+
+// windowPrefix measures the body and writes the prefix BOS … SEP with
+// dropout applied.
+func (b *Builder) windowPrefix(body []uint16, lengthTok uint16, rng *rand.Rand) []uint16 {
+	v := b.v
+	drop := func() bool { return rng.Float64() < b.o.DropProb }
+	all := rng.Float64() < b.o.DropAllProb
+	var progs [token.DrumProgram + 1]bool
+	notes, nbars := 0, 0
+	tempoTok, tsTok := uint16(0), uint16(0)
+	for _, t := range body {
+		k, x := v.Kind(t)
+		switch k {
+		case token.KindProgram:
+			progs[x] = true
+		case token.KindDuration:
+			notes++
+		case token.KindBar:
+			nbars++
+		case token.KindTempo:
+			if tempoTok == 0 {
+				tempoTok = t
+			}
+		case token.KindTimeSig:
+			if tsTok == 0 {
+				tsTok = t
+			}
+		}
+	}
+	out := []uint16{v.BOS}
+	if all {
+		return append(out, v.SEP)
+	}
+	if tempoTok != 0 && !drop() {
+		_, x := v.Kind(tempoTok)
+		t, _ := v.Token(token.KindTempoAttr, x)
+		out = append(out, t)
+	}
+	if !drop() {
+		if k, ok := estimateKey(v, body); ok {
+			t, _ := v.Token(token.KindKeyAttr, token.KeyIndex(k.Tonic, k.Minor))
+			out = append(out, t)
+		}
+	}
+	if tsTok != 0 && !drop() {
+		_, x := v.Kind(tsTok)
+		m := v.Config().BodyMeters[x]
+		t, _ := v.Token(token.KindMeterAttr, v.MeterIndex(m.Num, m.Den))
+		out = append(out, t)
+	}
+	if !drop() {
+		for p, ok := range progs {
+			if ok {
+				t, _ := v.Token(token.KindInstrumentAttr, p)
+				out = append(out, t)
+			}
+		}
+	}
+	if nbars > 0 && notes > 0 && !drop() {
+		t, _ := v.Token(token.KindDensityAttr, v.DensityBin(float64(notes)/float64(nbars)))
+		out = append(out, t)
+	}
+	if lengthTok != 0 && !drop() {
+		out = append(out, lengthTok)
+	}
+	return append(out, v.SEP)
+}
+
+// estimateKey decodes the body alone and estimates its key as evaluation
+// does (Krumhansl–Schmuckler over the pitched notes).
+func estimateKey(v *token.Vocab, body []uint16) (midi.Key, bool) {
+	seq := make([]uint16, 0, len(body)+2)
+	seq = append(append(seq, v.BOS, v.SEP), body...)
+	s, _, err := v.Decode(seq)
+	if err != nil {
+		return midi.Key{}, false
+	}
+	pitched := false
+	for i := range s.Tracks {
+		if !s.Tracks[i].IsDrum && len(s.Tracks[i].Notes) > 0 {
+			pitched = true
+		}
+	}
+	if !pitched {
+		return midi.Key{}, false
+	}
+	return midi.EstimateKey(s), true
+}
+
+// revoiceMap draws new programs for the pitched programs of body: each
+// moves with probability part onto a program whose range holds the part's
+// notes (FitPrograms).
+func revoiceMap(v *token.Vocab, body []uint16, rng *rand.Rand, part float64) map[int]int {
+	var lo, hi [128]int
+	var seen [128]bool
+	prog := -1
+	for _, t := range body {
+		k, x := v.Kind(t)
+		switch k {
+		case token.KindProgram:
+			prog = x
+		case token.KindPitch:
+			if prog >= 0 && prog < 128 {
+				if !seen[prog] {
+					seen[prog], lo[prog], hi[prog] = true, x, x
+				}
+				lo[prog], hi[prog] = min(lo[prog], x), max(hi[prog], x)
+			}
+		}
+	}
+	m := map[int]int{}
+	for p := 0; p < 128; p++ {
+		if !seen[p] || rng.Float64() >= part {
+			continue
+		}
+		if c := FitPrograms(lo[p], hi[p]); len(c) > 0 {
+			m[p] = c[rng.IntN(len(c))]
+		}
+	}
+	return m
+}

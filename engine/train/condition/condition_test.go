@@ -1,0 +1,299 @@
+package condition
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/amtstudio/amt/engine/corpus"
+	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/token"
+	"github.com/amtstudio/amt/engine/train"
+)
+
+// pieces encodes the first n files of a corpus with measured attributes.
+func pieces(t *testing.T, name string, n int) [][]uint16 {
+	t.Helper()
+	v := token.DefaultVocab()
+	files := corpus.MIDIFiles(t, name)
+	var out [][]uint16
+	for _, f := range files {
+		if len(out) == n {
+			break
+		}
+		s, err := midi.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks, _, err := v.AppendEncodeMeasured(nil, s, midi.Analyze(s))
+		if err != nil {
+			continue
+		}
+		out = append(out, toks)
+	}
+	return out
+}
+
+// attrs reads the prefix of an example back (token.Decode of the prefix).
+func attrs(t *testing.T, v *token.Vocab, ex []uint16) token.Attributes {
+	t.Helper()
+	sep := slices.Index(ex, v.SEP)
+	_, a, err := v.Decode(ex[:sep+1])
+	if err != nil {
+		t.Fatalf("prefix %v: %v", v.Names(ex[:sep+1]), err)
+	}
+	return a
+}
+
+// Every example is grammatical (LENGTH aside: a window ending with the
+// piece's EOS has fewer bars than the whole piece), and its prefix tells
+// the truth about its window: first tempo, first meter, the programs played
+// and the key that evaluation would estimate from the window's notes.
+func TestExamplesDescribeTheirWindow(t *testing.T) {
+	v := token.DefaultVocab()
+	ps := append(pieces(t, corpus.Nottingham, 20), pieces(t, corpus.OpenMSX, 5)...)
+	o := DefaultOptions()
+	o.DropProb, o.DropAllProb = 0, 0
+	b := New(v, o)
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := map[int]bool{}
+	progs := map[int]bool{}
+	tempoBins := map[int]bool{}
+	for i := 0; i < 400; i++ {
+		p := ps[i%len(ps)]
+		ex, err := b.Example(p, rng, 512)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ex) > 512 {
+			t.Fatalf("example of %d tokens, want ≤ 512", len(ex))
+		}
+		noLen := v.DropAttributes(nil, ex, token.AttrLength)
+		s, dec, err := v.Decode(noLen)
+		if err != nil {
+			t.Fatalf("example %d does not decode: %v", i, err)
+		}
+		a := attrs(t, v, ex)
+		if a.TempoBPM <= 0 || a.KeyTonic < 0 || a.MeterNum == 0 || a.Programs == nil || a.Bars == 0 || a.Density < 0 {
+			t.Fatalf("example %d: attribute missing without dropout: %+v", i, a)
+		}
+		if got := 60e6 / float64(s.TempoAt(0)); v.TempoBin(got) != v.TempoBin(a.TempoBPM) {
+			t.Fatalf("example %d: window starts at %.1f bpm, prefix says %.1f", i, got, a.TempoBPM)
+		}
+		if len(s.Meters) == 0 || s.Meters[0].Num != a.MeterNum || s.Meters[0].Den != a.MeterDen {
+			t.Fatalf("example %d: window meter %v, prefix %d/%d", i, s.Meters, a.MeterNum, a.MeterDen)
+		}
+		var played []int
+		drums := false
+		for _, tr := range s.Tracks {
+			if tr.IsDrum {
+				drums = true
+			} else {
+				played = append(played, tr.Program)
+			}
+		}
+		slices.Sort(played)
+		if !slices.Equal(played, a.Programs) || drums != *a.Drums {
+			t.Fatalf("example %d: window plays %v drums %v, prefix says %v drums %v", i, played, drums, a.Programs, *a.Drums)
+		}
+		if len(played) > 0 {
+			if k := midi.EstimateKey(s); k.Tonic != a.KeyTonic || k.Minor != a.KeyMinor {
+				t.Fatalf("example %d: window key %v, prefix %d minor %v", i, k, a.KeyTonic, a.KeyMinor)
+			}
+		}
+		_ = dec
+		keys[token.KeyIndex(a.KeyTonic, a.KeyMinor)] = true
+		tempoBins[v.TempoBin(a.TempoBPM)] = true
+		for _, p := range a.Programs {
+			progs[p] = true
+		}
+	}
+	// Augmentation reaches every key and a wide spread of tempi and programs.
+	if len(keys) < 22 {
+		t.Errorf("%d of 24 keys seen in 400 examples", len(keys))
+	}
+	if len(tempoBins) < 15 {
+		t.Errorf("%d tempo bins seen", len(tempoBins))
+	}
+	if len(progs) < 40 {
+		t.Errorf("%d programs seen", len(progs))
+	}
+	t.Logf("400 examples: %d keys, %d tempo bins, %d programs", len(keys), len(tempoBins), len(progs))
+}
+
+// Dropout leaves each attribute out at about its rate, instruments as a
+// whole.
+func TestDropout(t *testing.T) {
+	v := token.DefaultVocab()
+	ps := pieces(t, corpus.Nottingham, 10)
+	o := DefaultOptions()
+	o.DropProb, o.DropAllProb = 0.3, 0
+	b := New(v, o)
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 2000
+	missing := map[string]int{}
+	for i := 0; i < n; i++ {
+		ex, err := b.Example(ps[i%len(ps)], rng, 256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := attrs(t, v, ex)
+		if a.TempoBPM == 0 {
+			missing["tempo"]++
+		}
+		if a.KeyTonic < 0 {
+			missing["key"]++
+		}
+		if a.Programs == nil {
+			missing["instruments"]++
+		}
+		if a.Style >= 0 {
+			t.Fatalf("STYLE in an example: %v", v.Names(ex[:12]))
+		}
+	}
+	for name, k := range missing {
+		if r := float64(k) / n; r < 0.25 || r > 0.35 {
+			t.Errorf("%s dropped in %.1f%% of examples, want about 30%%", name, 100*r)
+		}
+	}
+	if len(missing) != 3 {
+		t.Errorf("dropped: %v", missing)
+	}
+}
+
+// Fill is a pure function of (split, k, seed) and pads with target −1.
+func TestFillDeterministicAndPadded(t *testing.T) {
+	v := token.DefaultVocab()
+	ps := pieces(t, corpus.Nottingham, 8)
+	ds := train.NewDataset(ps)
+	tr, _ := ds.Split(0, 1)
+	b := New(v, DefaultOptions())
+	const B, T = 4, 1024
+	in1, tg1 := make([]int32, B*T), make([]int32, B*T)
+	in2, tg2 := make([]int32, B*T), make([]int32, B*T)
+	if err := b.Fill(tr, 7, 9, B, T, in1, tg1); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Fill(tr, 7, 9, B, T, in2, tg2); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(in1, in2) || !slices.Equal(tg1, tg2) {
+		t.Fatal("same batch number gave different batches")
+	}
+	b.Fill(tr, 8, 9, B, T, in2, tg2)
+	if slices.Equal(in1, in2) {
+		t.Fatal("batches 7 and 8 are equal")
+	}
+	for r := 0; r < B; r++ {
+		row, tg := in1[r*T:(r+1)*T], tg1[r*T:(r+1)*T]
+		if row[0] != int32(v.BOS) {
+			t.Fatalf("row %d starts with %s", r, v.Name(uint16(row[0])))
+		}
+		for j := 0; j+1 < T; j++ {
+			if tg[j] >= 0 && tg[j] != row[j+1] {
+				t.Fatalf("row %d: target %d is %d, next input %d", r, j, tg[j], row[j+1])
+			}
+			if row[j] == int32(v.PAD) && tg[j] != -1 {
+				t.Fatalf("row %d: padding at %d has target %d", r, j, tg[j])
+			}
+		}
+	}
+}
+
+// Refill keeps the prefix, restates the bar header, ends with the last
+// token, fits the budget, and the result is grammatical.
+func TestRefillPinsPrefix(t *testing.T) {
+	v := token.DefaultVocab()
+	p := pieces(t, corpus.Nottingham, 1)[0]
+	sep := slices.Index(p, v.SEP)
+	hist := p[:min(len(p)-1, 700)]
+	re := Refill(v, hist, 256)
+	if len(re) > 256 || len(re) < 128 {
+		t.Fatalf("refill of %d tokens, want 128..256", len(re))
+	}
+	if !slices.Equal(re[:sep+1], p[:sep+1]) {
+		t.Fatal("prefix not pinned")
+	}
+	if re[len(re)-1] != hist[len(hist)-1] {
+		t.Fatal("refill does not end with the last token")
+	}
+	if re[sep+1] != v.Bar {
+		t.Fatalf("after the prefix: %s", v.Name(re[sep+1]))
+	}
+	g := v.NewGrammar()
+	for i, tk := range v.DropAttributes(nil, re, token.AttrLength) {
+		if err := g.Push(tk); err != nil {
+			t.Fatalf("refill token %d: %v", i, err)
+		}
+	}
+}
+
+// Bars makes random grammatical sequences stop at exactly N bars.
+func TestBarsExact(t *testing.T) {
+	v := token.DefaultVocab()
+	rng := rand.New(rand.NewPCG(5, 6))
+	mask := make([]bool, v.Size())
+	for _, n := range []int{1, 4, 9} {
+		g := v.NewGrammar()
+		a := token.Unspecified()
+		a.Bars = n
+		g.Force(a)
+		c := NewBars(v, g, n)
+		if err := c.Push(v.BOS); err != nil {
+			t.Fatal(err)
+		}
+		var seq []uint16
+		seq = append(seq, v.BOS)
+		for steps := 0; !c.Done() && steps < 200000; steps++ {
+			c.Allow(mask)
+			var ok []uint16
+			for i, m := range mask {
+				if m {
+					ok = append(ok, uint16(i))
+				}
+			}
+			if len(ok) == 0 {
+				t.Fatal("nothing allowed")
+			}
+			// Prefer structure tokens so the walk ends: EOS and Bar often.
+			tk := ok[rng.IntN(len(ok))]
+			if slices.Contains(ok, v.EOS) && rng.IntN(4) == 0 {
+				tk = v.EOS
+			} else if slices.Contains(ok, v.Bar) && rng.IntN(3) == 0 {
+				tk = v.Bar
+			}
+			if err := c.Push(tk); err != nil {
+				t.Fatal(err)
+			}
+			seq = append(seq, tk)
+		}
+		if !c.Done() || c.Bars() != n {
+			t.Fatalf("N=%d: done %v with %d bars", n, c.Done(), c.Bars())
+		}
+		s, _, err := v.Decode(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = s
+	}
+}
+
+func TestFitAndNearestPrograms(t *testing.T) {
+	// A part from G3 to E5 fits violin? No (violin starts at G3=55: fits);
+	// cello (36–76) does not hold E5=76+... 76 is its top: fits with slack.
+	fit := FitPrograms(55, 88)
+	if !slices.Contains(fit, 40) || slices.Contains(fit, 42) || slices.Contains(fit, 58) {
+		t.Fatalf("55..88 fits %v: want violin, not cello or tuba", fit)
+	}
+	if !slices.Contains(FitPrograms(30, 50), 32) || slices.Contains(FitPrograms(30, 50), 40) {
+		t.Fatal("a bass line must fit the bass, not the violin")
+	}
+	for p := 120; p < 128; p++ {
+		if slices.Contains(FitPrograms(60, 72), p) {
+			t.Fatalf("sound effect %d is a re-voicing target", p)
+		}
+	}
+	if got := NearestPrograms([]int{42, 55, 40, 42, 125}); !slices.Equal(got, []int{40, 42, 48, 89}) {
+		t.Fatalf("NearestPrograms = %v", got)
+	}
+}
