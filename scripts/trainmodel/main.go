@@ -1,0 +1,139 @@
+// Command trainmodel trains the default text-to-music model (issue 8) on
+// the token shards of ingested corpora with conditioned examples
+// (engine/train/condition), and exports it in float16 for assets/model.
+//
+//	go run ./scripts/trainmodel --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T]
+//	go run ./scripts/trainmodel --export FROM --to assets/model
+//
+// DIR is walked for NAME.bin/NAME.idx shard pairs (several dataset exports
+// side by side). Each logged step goes to OUT/log.jsonl as a JSON line.
+// make model runs the whole recipe (scripts/make_model.sh).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/nn/cpu"
+	"github.com/amtstudio/amt/engine/token"
+	"github.com/amtstudio/amt/engine/train"
+	"github.com/amtstudio/amt/engine/train/condition"
+)
+
+func main() {
+	data := flag.String("data", "", "folder holding token shards (walked recursively)")
+	out := flag.String("out", "", "output folder (checkpoint, model files, vocab.json, log.jsonl)")
+	preset := flag.String("preset", "small", "model size")
+	steps := flag.Int("steps", 2000, "optimizer steps")
+	batch := flag.Int("batch", 8, "sequences per step")
+	ctxLen := flag.Int("context", 512, "tokens per sequence")
+	lr := flag.Float64("lr", 1e-3, "peak learning rate")
+	warmup := flag.Int("warmup", 100, "warm-up steps")
+	valEvery := flag.Int("val-every", 100, "validate every N steps")
+	ckEvery := flag.Int("checkpoint-every", 100, "checkpoint every N steps")
+	seed := flag.Uint64("seed", 1, "seed")
+	resume := flag.Bool("resume", false, "continue from OUT/checkpoint.safetensors")
+	export := flag.String("export", "", "export this model folder in float16 to --to, then exit")
+	to := flag.String("to", "assets/model", "export destination")
+	flag.Parse()
+	if *export != "" {
+		if err := exportModel(*export, *to); err != nil {
+			fmt.Fprintln(os.Stderr, "trainmodel:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *data == "" || *out == "" {
+		fmt.Fprintln(os.Stderr, "trainmodel: --data and --out are required")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, *data, *out, *preset, train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen,
+		LR: *lr, Warmup: *warmup, WeightDecay: 0.1, Clip: 1, ValEvery: *valEvery, ValFrac: 0.03, ValBatches: 8,
+		Checkpoint: *ckEvery, Seed: *seed, OutDir: *out, Resume: *resume}); err != nil {
+		fmt.Fprintln(os.Stderr, "trainmodel:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, data, out, preset string, o train.Options) error {
+	v := token.DefaultVocab()
+	ds, err := train.OpenDir(data, v.Size(), nil)
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+	cfg, err := gpt.Preset(preset, v.Size())
+	if err != nil {
+		return err
+	}
+	cfg.BOS, cfg.EOS = int(v.BOS), int(v.EOS)
+	be := cpu.New()
+	defer be.Close()
+	m, err := gpt.New(be, cfg)
+	if err != nil {
+		return err
+	}
+	m.Init(o.Seed)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := v.Save(filepath.Join(out, gpt.VocabFile)); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(out, "log.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	enc := json.NewEncoder(logf)
+	start := time.Now()
+	fmt.Printf("model %s: %d parameters; data: %d pieces, %d tokens; %d steps of %d×%d\n",
+		preset, m.NumParams(), ds.Pieces(), ds.Tokens(), o.Steps, o.Batch, o.Context)
+	o.Examples = condition.New(v, condition.DefaultOptions())
+	o.OnStep = func(e train.Event) {
+		type line struct {
+			train.Event
+			Elapsed float64 `json:"elapsed_s"`
+		}
+		enc.Encode(line{e, time.Since(start).Seconds()})
+		if e.Step%10 == 0 || e.ValLoss != nil {
+			val := ""
+			if e.ValLoss != nil {
+				val = fmt.Sprintf(" val %.4f", *e.ValLoss)
+			}
+			fmt.Printf("step %d/%d loss %.4f%s lr %.2e %.0f tok/s %.0fs\n", e.Step, e.Steps, e.Loss, val, e.LR, e.TokensPerSecond, time.Since(start).Seconds())
+		}
+	}
+	res, err := train.Run(ctx, m, ds, o)
+	fmt.Printf("done: %d steps in %.0fs, %.0f tokens/s, train %.4f val %.4f best val %.4f\n",
+		res.Steps, res.Seconds, res.TokensPerSecond, res.TrainLoss, res.ValLoss, res.BestValLoss)
+	return err
+}
+
+// exportModel writes the model of folder from into folder to as float16
+// safetensors, config.json and vocab.json.
+func exportModel(from, to string) error {
+	be := cpu.New()
+	defer be.Close()
+	m, err := gpt.Load(be, from)
+	if err != nil {
+		return err
+	}
+	v, err := token.LoadVocab(filepath.Join(from, gpt.VocabFile))
+	if err != nil {
+		return err
+	}
+	if err := m.Save(to, "F16"); err != nil {
+		return err
+	}
+	return v.Save(filepath.Join(to, gpt.VocabFile))
+}
