@@ -3,6 +3,8 @@ package gpt
 import (
 	"context"
 	"math/rand/v2"
+	"runtime"
+	"syscall"
 	"testing"
 
 	"github.com/amtstudio/amt/engine/nn"
@@ -36,6 +38,8 @@ func BenchmarkTrainStepSmall(b *testing.B) {
 	m.Forward(tok[:B*T], tok[1:], B, T)
 	m.ZeroGrad()
 	m.Backward(1)
+	runtime.GC() // the setup's garbage is not the step's
+	cpu0 := cpuSeconds()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		m.Forward(tok[:B*T], tok[1:], B, T)
@@ -43,7 +47,20 @@ func BenchmarkTrainStepSmall(b *testing.B) {
 		m.Backward(1)
 		be.AdamWUpdate(m.Params(), m.Grads(), mo, vo, nn.AdamW{LR: 1e-4, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, Step: i + 1})
 	}
+	b.StopTimer()
 	b.ReportMetric(float64(B*T*b.N)/b.Elapsed().Seconds(), "tokens/s")
+	// CPU seconds (user+system of the process) per step: what other
+	// processes on a shared machine do not inflate.
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/step")
+}
+
+// cpuSeconds is the process's user+system time.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // BenchmarkGenerate1024Small: 1,024 new tokens with the small preset.
@@ -51,10 +68,14 @@ func BenchmarkGenerate1024Small(b *testing.B) {
 	m, _ := benchModel(b)
 	s := m.NewSampler(0)
 	s.Generate(context.Background(), []uint16{0}, SampleOptions{MaxTokens: 1024, Temperature: 1, Seed: 1, EOS: -1})
+	runtime.GC()
+	cpu0 := cpuSeconds()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Generate(context.Background(), []uint16{0}, SampleOptions{MaxTokens: 1024, Temperature: 1, Seed: 1, EOS: -1}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }

@@ -6,8 +6,13 @@ import (
 	"github.com/amtstudio/amt/engine/nn"
 )
 
-// attJob handles (batch, head) pairs [lo,hi): two products through sgemm and
-// a causal softmax between them.
+// attBlock is the row block of the causal products: queries [t0,t1) only
+// ever see keys [0,t1), so each product covers the lower-triangle blocks and
+// skips the masked ones (about 5/8 of the full T×T work at T = 256).
+const attBlock = 64
+
+// attJob handles (batch, head) pairs [lo,hi): for each block of query rows,
+// scores through sgemm, a causal softmax, and the weighted sum of values.
 type attJob struct {
 	out, att, qkv []float32
 	T, C, NH      int
@@ -23,28 +28,36 @@ func (j *attJob) Do(lo, hi, _ int) {
 		base := b*T*C3 + h*hs
 		q, k, v := j.qkv[base:], j.qkv[base+C:], j.qkv[base+2*C:]
 		att := j.att[idx*T*T : (idx+1)*T*T]
-		// (T,T) = q (T,hs) · kᵀ (hs,T), scaled
-		sgemm(false, true, T, T, hs, scale, q, C3, k, C3, 0, att, T)
-		for t := 0; t < T; t++ {
-			row := att[t*T : t*T+T]
-			mx := row[0]
-			for _, x := range row[:t+1] {
-				mx = max(mx, x)
+		out := j.out[b*T*C+h*hs:]
+		for t0 := 0; t0 < T; t0 += attBlock {
+			t1 := min(t0+attBlock, T)
+			m := t1 - t0
+			// rows t0..t1 of (T,T) = q (T,hs) · kᵀ (hs,T), scaled, keys 0..t1
+			sgemm(false, true, m, t1, hs, scale, q[t0*C3:], C3, k, C3, 0, att[t0*T:], T)
+			for t := t0; t < t1; t++ {
+				row := att[t*T : t*T+T]
+				p := row[:t+1]
+				mx := p[0]
+				for _, x := range p {
+					mx = max(mx, x)
+				}
+				for i, x := range p {
+					p[i] = x - mx
+				}
+				expfs(p)
+				sum := float32(0)
+				for _, e := range p {
+					sum += e
+				}
+				inv := 1 / sum
+				for i := range p {
+					p[i] *= inv
+				}
+				clear(row[t+1:])
 			}
-			sum := float32(0)
-			for i, x := range row[:t+1] {
-				e := exp32(x - mx)
-				row[i] = e
-				sum += e
-			}
-			inv := 1 / sum
-			for i := range row[:t+1] {
-				row[i] *= inv
-			}
-			clear(row[t+1:])
+			// out rows t0..t1 (hs) = att[t0:t1, 0:t1] · v[0:t1]
+			sgemm(false, false, m, hs, t1, 1, att[t0*T:], T, v, C3, 0, out[t0*C:], C)
 		}
-		// out (T,hs) = att (T,T) · v (T,hs)
-		sgemm(false, false, T, hs, T, 1, att, T, v, C3, 0, j.out[b*T*C+h*hs:], C)
 	}
 }
 
@@ -72,26 +85,31 @@ func (j *attBackJob) Do(lo, hi, w int) {
 		dq, dk, dv := j.dqkv[base:], j.dqkv[base+C:], j.dqkv[base+2*C:]
 		att := j.att[idx*T*T : (idx+1)*T*T]
 		do := j.dout[b*T*C+h*hs:]
-		// datt (T,T) = dout (T,hs) · vᵀ
-		sgemm(false, true, T, T, hs, 1, do, C, v, C3, 0, datt, T)
-		// dv (T,hs) += attᵀ · dout
-		sgemm(true, false, T, hs, T, 1, att, T, do, C, 1, dv, C3)
-		// softmax backward, then the scale: dpre = att ⊙ (datt - Σ att·datt)·scale
-		for t := 0; t < T; t++ {
-			a := att[t*T : t*T+t+1]
-			d := datt[t*T : t*T+T]
-			s := float32(0)
-			for i, x := range a {
-				s += x * d[i]
+		for t0 := 0; t0 < T; t0 += attBlock {
+			t1 := min(t0+attBlock, T)
+			m := t1 - t0
+			// datt rows t0..t1, keys 0..t1 = dout (m,hs) · v[0:t1]ᵀ
+			sgemm(false, true, m, t1, hs, 1, do[t0*C:], C, v, C3, 0, datt[t0*T:], T)
+			// dv[0:t1] += att[t0:t1, 0:t1]ᵀ · dout[t0:t1]
+			sgemm(true, false, t1, hs, m, 1, att[t0*T:], T, do[t0*C:], C, 1, dv, C3)
+			// softmax backward, then the scale: dpre = att ⊙ (datt - Σ att·datt)·scale;
+			// the masked entries up to t1 become 0 for the products below
+			for t := t0; t < t1; t++ {
+				a := att[t*T : t*T+t+1]
+				d := datt[t*T : t*T+t1]
+				s := float32(0)
+				for i, x := range a {
+					s += x * d[i]
+				}
+				for i, x := range a {
+					d[i] = x * (d[i] - s) * scale
+				}
+				clear(d[t+1:])
 			}
-			for i, x := range a {
-				d[i] = x * (d[i] - s) * scale
-			}
-			clear(d[t+1:])
+			// dq[t0:t1] += dpre (m,t1) · k[0:t1]; dk[0:t1] += dpreᵀ · q[t0:t1]
+			sgemm(false, false, m, hs, t1, 1, datt[t0*T:], T, k, C3, 1, dq[t0*C3:], C3)
+			sgemm(true, false, t1, hs, m, 1, datt[t0*T:], T, q[t0*C3:], C3, 1, dk, C3)
 		}
-		// dq (T,hs) += dpre · k; dk (T,hs) += dpreᵀ · q
-		sgemm(false, false, T, hs, T, 1, datt, T, k, C3, 1, dq, C3)
-		sgemm(true, false, T, hs, T, 1, datt, T, q, C3, 1, dk, C3)
 	}
 }
 
@@ -121,10 +139,12 @@ func (j *attStepJob) Do(lo, hi, _ int) {
 		for _, x := range sc {
 			mx = max(mx, x)
 		}
-		sum := float32(0)
 		for i, x := range sc {
-			e := exp32(x - mx)
-			sc[i] = e
+			sc[i] = x - mx
+		}
+		expfs(sc)
+		sum := float32(0)
+		for _, e := range sc {
 			sum += e
 		}
 		inv := 1 / sum

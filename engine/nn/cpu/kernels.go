@@ -163,11 +163,27 @@ const geluK = 0.7978845608028654 // sqrt(2/pi)
 
 type geluJob struct{ out, inp []float32 }
 
+// The tanh form is computed as x·σ(2u): 0.5·(1+tanh u) = 1/(1+e^{-2u})
+// exactly, so one expf and one division per element, with no cancellation
+// near 0 and no overflow (expf clamps). The backward uses the same σ:
+// 1-tanh²u = 4σ(1-σ). Elements go in chunks through a stack buffer so that
+// expfs runs as one loop.
+const geluChunk = 256
+
 func (j *geluJob) Do(lo, hi, _ int) {
-	o, x := j.out[lo:hi], j.inp[lo:hi]
-	for i, v := range x {
-		u := geluK * (v + 0.044715*v*v*v)
-		o[i] = 0.5 * v * (1 + tanh32(u))
+	var buf [geluChunk]float32
+	for c0 := lo; c0 < hi; c0 += geluChunk {
+		c1 := min(c0+geluChunk, hi)
+		x, o := j.inp[c0:c1], j.out[c0:c1]
+		e := buf[:len(x)]
+		for i, v := range x {
+			e[i] = (-2 * geluK) * (v + 0.044715*v*v*v)
+		}
+		expfs(e)
+		o = o[:len(x)]
+		for i, v := range x {
+			o[i] = v / (1 + e[i])
+		}
 	}
 }
 
@@ -179,13 +195,23 @@ func (b *Backend) GeluForward(out, inp nn.Buffer, n int) {
 type geluBackJob struct{ dinp, inp, dout []float32 }
 
 func (j *geluBackJob) Do(lo, hi, _ int) {
-	di, x, g := j.dinp[lo:hi], j.inp[lo:hi], j.dout[lo:hi]
-	for i, v := range x {
-		u := geluK * (v + 0.044715*v*v*v)
-		t := tanh32(u)
-		sech2 := 1 - t*t
-		local := 0.5*(1+t) + 0.5*v*sech2*geluK*(1+3*0.044715*v*v)
-		di[i] += local * g[i]
+	var buf [geluChunk]float32
+	for c0 := lo; c0 < hi; c0 += geluChunk {
+		c1 := min(c0+geluChunk, hi)
+		x := j.inp[c0:c1]
+		di, g := j.dinp[c0:c1], j.dout[c0:c1]
+		di, g = di[:len(x)], g[:len(x)]
+		e := buf[:len(x)]
+		for i, v := range x {
+			e[i] = (-2 * geluK) * (v + 0.044715*v*v*v)
+		}
+		expfs(e)
+		for i, v := range x {
+			s := 1 / (1 + e[i])
+			// d/dv 0.5·v·(1+tanh u) = s + 2·v·s·(1-s)·u'
+			local := s + 2*v*s*(1-s)*(geluK*(1+3*0.044715*v*v))
+			di[i] += local * g[i]
+		}
 	}
 }
 
@@ -211,10 +237,12 @@ func (j *ceJob) Do(lo, hi, _ int) {
 		for _, v := range l {
 			mx = max(mx, v)
 		}
-		sum := 0.0
 		for i, v := range l {
-			e := exp32(v - mx)
-			p[i] = e
+			p[i] = v - mx
+		}
+		expfs(p)
+		sum := 0.0
+		for _, e := range p {
 			sum += float64(e)
 		}
 		inv := float32(1 / sum)
