@@ -22,3 +22,9 @@ for cu in kernels/*.cu; do
 	mv "$ptx.tmp" "$ptx"
 	echo "gen_ptx: $cu -> $ptx" >&2
 done
+# The sources the PTX was made from: TestPTXMatchesSources fails when a .cu
+# or .cuh changes without the PTX being regenerated.
+{
+	echo "# nvcc $("$NVCC" --version | grep -o 'release [0-9.]*, V[0-9.]*')"
+	sha256sum kernels/*.cu kernels/*.cuh | sed 's| kernels/| |'
+} > kernels/ptx.sum

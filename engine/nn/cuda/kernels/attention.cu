@@ -282,12 +282,7 @@ __device__ void attn_backward_dv(float* dqkv, const float* dout, const float* qk
         attn_backward_dv<HS>(dqkv, dout, qkv, lse, D, B, T, C, NH, scale);                                  \
     }
 
-// The names, spelled out for readers and for the source test:
-// extern "C" __global__ void attn_forward_hs32(   attn_forward_hs64(   attn_forward_hs128(
-// extern "C" __global__ void attn_backward_pre_hs32(   attn_backward_pre_hs64(   attn_backward_pre_hs128(
-// extern "C" __global__ void attn_backward_dq_hs32(   attn_backward_dq_hs64(   attn_backward_dq_hs128(
-// extern "C" __global__ void attn_backward_dk_hs32(   attn_backward_dk_hs64(   attn_backward_dk_hs128(
-// extern "C" __global__ void attn_backward_dv_hs32(   attn_backward_dv_hs64(   attn_backward_dv_hs128(
+// Kernel names: attn_forward_hsN, attn_backward_{pre,dq,dk,dv}_hsN for N = 32, 64, 128.
 ATT_INSTANCES(32)
 ATT_INSTANCES(64)
 ATT_INSTANCES(128)

@@ -1,0 +1,1063 @@
+//go:build cgo && linux
+
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/amtstudio/amt/engine/nn"
+)
+
+// Backend is the CUDA implementation of nn.Backend. All work is queued on
+// one compute stream; Download, SumSquares and StageSeconds synchronise.
+// Token ids and targets go through pinned host slots (three per kind, so a
+// prefetched batch never overwrites one in use) and may be copied early on
+// a second stream (Prefetch). A failed driver or cuBLAS call makes the error
+// sticky: later kernels are skipped, Download fills NaN, SumSquares returns
+// NaN, and Err reports the first failure.
+type Backend struct {
+	info   DeviceInfo
+	dev    devHandle
+	prec   Precision
+	stream cuStream
+	copyS  cuStream
+	blas   blasHandle
+	mods   []cuModule
+	fn     map[string]cuFunction
+	args   *argBuf
+	maxGx  int
+
+	err    error
+	allocs map[uintptr]int // base address → bytes, for Free
+
+	// scratch on the device, grown on demand
+	partials nn.Buffer // column partial sums (layer norm, bias gradients)
+	attD     nn.Buffer // attention backward D (B,NH,T)
+	sumsq    uintptr   // double partials of SumSquares
+	sumsqN   int
+	sumsqH   []float64
+
+	// bf16 operands: per-weight cache (valid while gen is unchanged) and two
+	// activation scratch buffers
+	gen      uint64
+	wcache   map[[2]uintptr]*bfEntry
+	bfA, bfB bfScratch
+
+	tokens, targets intRing
+
+	timing bool
+	stages stageTimer
+}
+
+type bfEntry struct {
+	dev uintptr
+	gen uint64
+}
+
+type bfScratch struct {
+	dev uintptr
+	n   int // capacity in bf16 elements
+}
+
+var _ nn.Backend = (*Backend)(nil)
+
+var (
+	loadMu     sync.Mutex
+	driverOK   string // the driver path that loaded, once one has
+	cublasPath string
+)
+
+// defaultDriverLoad is the ollama-style once: the default driver is probed
+// at most once per process.
+var defaultDriverLoad = sync.OnceValue(func() error { return loadDriverInit("libcuda.so.1") })
+
+func loadDriverInit(path string) error {
+	if driverOK != "" {
+		return nil
+	}
+	if err := loadDriver(path); err != nil {
+		return err
+	}
+	if err := cuInit(); err != nil {
+		var de *DriverError
+		if errors.As(err, &de) {
+			return fmt.Errorf("%w: %s loaded but cuInit failed: %w", ErrNoDevice, path, err)
+		}
+		return err
+	}
+	driverOK = path
+	return nil
+}
+
+func cublasCandidates(o Options) []string {
+	if o.CublasPath != "" {
+		return []string{o.CublasPath}
+	}
+	if p := os.Getenv("AMT_CUBLAS"); p != "" {
+		return []string{p}
+	}
+	return []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"}
+}
+
+// Open starts a CUDA backend on opts.Device. Without a usable driver, GPU,
+// cuBLAS or PTX it returns an error wrapping ErrNoDriver, ErrNoDevice,
+// ErrNoCUBLAS or ErrNoPTX.
+func Open(opts Options) (*Backend, error) {
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	path := opts.DriverPath
+	if path == "" {
+		path = os.Getenv("AMT_CUDA_DRIVER")
+	}
+	var err error
+	if path == "" {
+		err = defaultDriverLoad()
+	} else {
+		err = loadDriverInit(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	n, err := deviceCount()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoDevice, err)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: the driver reports no GPU", ErrNoDevice)
+	}
+	if opts.Device < 0 || opts.Device >= n {
+		return nil, fmt.Errorf("%w: device %d requested, %d present", ErrNoDevice, opts.Device, n)
+	}
+	info, dev, err := deviceInfo(opts.Device)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoDevice, err)
+	}
+	if info.Major < 8 {
+		return nil, fmt.Errorf("%w: %s has compute capability %d.%d; the kernels need 8.0 or newer (bf16)", ErrNoDevice, info.Name, info.Major, info.Minor)
+	}
+	info.DriverVersion, _ = driverVersion()
+	if cublasPath == "" {
+		p, err := loadCublas(cublasCandidates(opts))
+		if err != nil {
+			return nil, err
+		}
+		cublasPath = p
+	}
+	info.CublasPath = cublasPath
+	info.CublasLt = cublasLtVersion()
+	ptx, err := ptxImages()
+	if err != nil {
+		return nil, err
+	}
+	if err := ctxRetain(dev); err != nil {
+		return nil, err
+	}
+	b := &Backend{info: info, dev: dev, prec: opts.Precision, fn: map[string]cuFunction{}, allocs: map[uintptr]int{},
+		wcache: map[[2]uintptr]*bfEntry{}, maxGx: max(1, info.SMs) * 32}
+	if err := b.init(ptx); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Backend) init(ptx []ptxImage) error {
+	var err error
+	if b.stream, err = streamCreate(); err != nil {
+		return err
+	}
+	if b.copyS, err = streamCreate(); err != nil {
+		return err
+	}
+	mode := blasDefaultMath
+	if b.prec == TF32 {
+		mode = blasTF32Math
+	}
+	if b.blas, b.info.CublasVersion, err = blasCreate(b.stream, mode); err != nil {
+		return err
+	}
+	for _, im := range ptx {
+		m, err := moduleLoad(im.name, im.data)
+		if err != nil {
+			return err
+		}
+		b.mods = append(b.mods, m)
+	}
+	for _, name := range kernelNames {
+		for _, m := range b.mods {
+			if f, err := moduleFunction(m, name); err == nil {
+				b.fn[name] = f
+				break
+			}
+		}
+		if b.fn[name] == nil {
+			return fmt.Errorf("%w: kernel %s is in no embedded PTX module (regenerate with go generate)", ErrNoPTX, name)
+		}
+	}
+	b.args = newArgBuf()
+	if err := b.tokens.init(); err != nil {
+		return err
+	}
+	return b.targets.init()
+}
+
+func (b *Backend) Name() string { return "cuda" }
+
+// Info describes the GPU and libraries.
+func (b *Backend) Info() DeviceInfo { return b.info }
+
+// Precision is the precision of the matrix products.
+func (b *Backend) Precision() Precision { return b.prec }
+
+// Describe is the one-line reason shown when this backend is chosen.
+func (b *Backend) Describe() string {
+	return fmt.Sprintf("cuda: %s (sm_%d%d, %d SMs, %.0f GiB, driver %d.%d, cuBLAS %d, %s matmuls)", b.info.Name,
+		b.info.Major, b.info.Minor, b.info.SMs, float64(b.info.TotalMemory)/(1<<30),
+		b.info.DriverVersion/1000, b.info.DriverVersion%1000/10, b.info.CublasVersion, b.prec)
+}
+
+// Err returns the first driver or cuBLAS failure (nil if none).
+func (b *Backend) Err() error { return b.err }
+
+func (b *Backend) fail(err error) {
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+}
+
+// ok reports whether work may still be queued.
+func (b *Backend) ok() bool { return b.err == nil }
+
+// Synchronize waits for all queued work and returns the sticky error.
+func (b *Backend) Synchronize() error {
+	if b.ok() {
+		b.fail(streamSync(b.stream))
+	}
+	return b.err
+}
+
+// MemInfo returns the free and total device memory.
+func (b *Backend) MemInfo() (free, total uint64, err error) { return memInfo() }
+
+func (b *Backend) Close() {
+	if b.stream != nil {
+		_ = streamSync(b.stream)
+	}
+	for p := range b.allocs {
+		_ = memFree(p)
+	}
+	b.allocs = nil
+	clear(b.wcache)
+	b.tokens.free()
+	b.targets.free()
+	b.stages.free()
+	if b.blas != nil {
+		_ = blasDestroy(b.blas)
+		b.blas = nil
+	}
+	for _, m := range b.mods {
+		_ = moduleUnload(m)
+	}
+	b.mods = nil
+	if b.copyS != nil {
+		_ = streamDestroy(b.copyS)
+		b.copyS = nil
+	}
+	if b.stream != nil {
+		_ = streamDestroy(b.stream)
+		b.stream = nil
+	}
+	if b.args != nil {
+		b.args.free()
+		b.args = nil
+	}
+	_ = ctxRelease(b.dev)
+}
+
+// ---- memory ----
+
+// rawAlloc returns zeroed device memory of bytes (rounded up to 4).
+func (b *Backend) rawAlloc(bytes int) uintptr {
+	if !b.ok() {
+		return 0
+	}
+	bytes = (bytes + 3) &^ 3
+	p, err := memAlloc(bytes)
+	if err != nil {
+		b.fail(fmt.Errorf("cuda: alloc %d MiB: %w", bytes>>20, err))
+		return 0
+	}
+	b.allocs[p] = bytes
+	b.fail(memset32(p, 0, bytes/4, b.stream))
+	return p
+}
+
+func (b *Backend) Alloc(n int) nn.Buffer {
+	if n <= 0 {
+		return nn.Buffer{}
+	}
+	b.gen++
+	return nn.DeviceBuffer(b.rawAlloc(4*n), n)
+}
+
+// Free releases a buffer returned by Alloc (views of it are ignored).
+func (b *Backend) Free(x nn.Buffer) { b.rawFree(x.Dev()) }
+
+func (b *Backend) rawFree(p uintptr) {
+	if _, ok := b.allocs[p]; !ok || p == 0 {
+		return
+	}
+	b.fail(streamSync(b.stream)) // nothing queued may still use it
+	b.fail(memFree(p))
+	delete(b.allocs, p)
+	for k, e := range b.wcache {
+		if k[0] == p || e.dev == p {
+			delete(b.wcache, k)
+		}
+	}
+}
+
+func (b *Backend) Upload(dst nn.Buffer, src []float32) {
+	n := min(len(src), dst.Len())
+	if n == 0 || !b.ok() {
+		return
+	}
+	b.gen++
+	b.stages.begin(b, "h2d", b.stream)
+	b.fail(htod(dst.Dev(), unsafe.Pointer(&src[0]), 4*n, b.stream))
+	b.stages.end(b, "h2d", b.stream)
+}
+
+func (b *Backend) Download(dst []float32, src nn.Buffer) {
+	n := min(len(dst), src.Len())
+	if n == 0 {
+		return
+	}
+	if b.ok() {
+		b.stages.begin(b, "d2h", b.stream)
+		b.fail(dtohSync(unsafe.Pointer(&dst[0]), src.Dev(), 4*n, b.stream))
+		b.stages.end(b, "d2h", b.stream)
+	}
+	if !b.ok() {
+		nan := float32(math.NaN())
+		for i := range dst[:n] {
+			dst[i] = nan
+		}
+	}
+}
+
+func (b *Backend) Zero(x nn.Buffer) {
+	if x.Len() == 0 || !b.ok() {
+		return
+	}
+	b.gen++
+	b.fail(memset32(x.Dev(), 0, x.Len(), b.stream))
+}
+
+// ---- launching ----
+
+func (b *Backend) argPtr(p uintptr) { b.args.vals[b.args.n] = uint64(p); b.args.n++ }
+func (b *Backend) argInt(v int) {
+	b.args.vals[b.args.n] = uint64(uint32(int32(v)))
+	b.args.n++
+}
+func (b *Backend) argLong(v int) { b.args.vals[b.args.n] = uint64(int64(v)); b.args.n++ }
+func (b *Backend) argF32(v float32) {
+	b.args.vals[b.args.n] = uint64(math.Float32bits(v))
+	b.args.n++
+}
+
+// begin resets the argument list; it reports false when the backend has failed.
+func (b *Backend) begin() bool {
+	b.args.n = 0
+	return b.ok()
+}
+
+func (b *Backend) launch(name string, gx, gy, bx int) {
+	if gx < 1 || gy < 1 {
+		return
+	}
+	b.fail(launch(b.fn[name], gx, gy, bx, 0, b.stream, b.args))
+}
+
+// grid for a grid-stride loop over n elements, 256 threads a block.
+func (b *Backend) grid(n int) int { return max(1, min((n+255)/256, b.maxGx)) }
+
+// elementwise launches a kernel (dst, src..., n long) over n elements.
+func (b *Backend) elementwise(name string, n int, ptrs ...uintptr) {
+	if n <= 0 || !b.begin() {
+		return
+	}
+	for _, p := range ptrs {
+		b.argPtr(p)
+	}
+	b.argLong(n)
+	b.launch(name, b.grid(n), 1, 256)
+}
+
+// ---- kernels ----
+
+func (b *Backend) EncoderForward(out, wte, wpe nn.Buffer, tokens []int32, B, T, C int) {
+	tok := b.tokens.device(b, tokens[:B*T], false)
+	if !b.begin() {
+		return
+	}
+	b.argPtr(out.Dev())
+	b.argPtr(wte.Dev())
+	b.argPtr(wpe.Dev())
+	b.argPtr(tok)
+	b.argInt(B)
+	b.argInt(T)
+	b.argInt(C)
+	b.launch("encoder_forward", b.grid(B*T*C), 1, 256)
+}
+
+func (b *Backend) EncoderBackward(dwte, dwpe, dout nn.Buffer, tokens []int32, B, T, C int) {
+	tok := b.tokens.device(b, tokens[:B*T], false)
+	if !b.begin() {
+		return
+	}
+	b.argPtr(dwte.Dev())
+	b.argPtr(dout.Dev())
+	b.argPtr(tok)
+	b.argInt(B)
+	b.argInt(T)
+	b.argInt(C)
+	b.launch("encoder_backward_wte", b.grid(B*T*C), 1, 256)
+	if !b.begin() {
+		return
+	}
+	b.argPtr(dwpe.Dev())
+	b.argPtr(dout.Dev())
+	b.argInt(B)
+	b.argInt(T)
+	b.argInt(C)
+	b.launch("encoder_backward_wpe", b.grid(T*C), 1, 256)
+}
+
+func (b *Backend) LayerNormForward(out, mean, rstd, inp, w, bias nn.Buffer, N, C int, eps float32) {
+	if !b.begin() {
+		return
+	}
+	for _, p := range []uintptr{out.Dev(), mean.Dev(), rstd.Dev(), inp.Dev(), w.Dev(), bias.Dev()} {
+		b.argPtr(p)
+	}
+	b.argInt(N)
+	b.argInt(C)
+	b.argF32(eps)
+	b.launch("layernorm_forward", (N+7)/8, 1, 256)
+}
+
+// partialRows is the number of rows each column-partial sum covers.
+const partialRows = 64
+
+func (b *Backend) scratch(buf *nn.Buffer, n int) nn.Buffer {
+	if buf.Len() < n {
+		if !buf.IsNil() {
+			b.rawFree(buf.Dev())
+		}
+		*buf = nn.DeviceBuffer(b.rawAlloc(4*n), n)
+	}
+	return buf.Slice(0, n)
+}
+
+func (b *Backend) LayerNormBackward(dinp, dw, db, dout, inp, w, mean, rstd nn.Buffer, N, C int) {
+	if !b.begin() {
+		return
+	}
+	for _, p := range []uintptr{dinp.Dev(), dout.Dev(), inp.Dev(), w.Dev(), mean.Dev(), rstd.Dev()} {
+		b.argPtr(p)
+	}
+	b.argInt(N)
+	b.argInt(C)
+	b.launch("layernorm_backward_dinp", (N+7)/8, 1, 256)
+	P := (N + partialRows - 1) / partialRows
+	part := b.scratch(&b.partials, P*2*C)
+	if !b.begin() {
+		return
+	}
+	for _, p := range []uintptr{part.Dev(), dout.Dev(), inp.Dev(), mean.Dev(), rstd.Dev()} {
+		b.argPtr(p)
+	}
+	b.argInt(N)
+	b.argInt(C)
+	b.argInt(partialRows)
+	b.launch("layernorm_backward_partial", (C+255)/256, P, 256)
+	b.columnReduce(dw.Dev(), part.Dev(), P, C, 2*C)
+	b.columnReduce(db.Dev(), part.Dev()+uintptr(4*C), P, C, 2*C)
+}
+
+func (b *Backend) columnReduce(dst, partials uintptr, P, n, ld int) {
+	if !b.begin() {
+		return
+	}
+	b.argPtr(dst)
+	b.argPtr(partials)
+	b.argInt(P)
+	b.argInt(n)
+	b.argInt(ld)
+	b.launch("column_reduce_add", (n+255)/256, 1, 256)
+}
+
+func (b *Backend) GeluForward(out, inp nn.Buffer, n int) {
+	b.elementwise("gelu_forward", n, out.Dev(), inp.Dev())
+}
+
+func (b *Backend) GeluBackward(dinp, inp, dout nn.Buffer, n int) {
+	b.elementwise("gelu_backward", n, dinp.Dev(), inp.Dev(), dout.Dev())
+}
+
+func (b *Backend) Add(out, a, c nn.Buffer, n int) {
+	b.elementwise("add_forward", n, out.Dev(), a.Dev(), c.Dev())
+}
+
+func (b *Backend) Accumulate(dst, src nn.Buffer, n int) {
+	b.elementwise("accumulate", n, dst.Dev(), src.Dev())
+}
+
+func (b *Backend) CrossEntropyForward(losses, probs, logits nn.Buffer, targets []int32, N, V int) {
+	var tg uintptr
+	if targets != nil {
+		tg = b.targets.device(b, targets[:N], false)
+	}
+	if !b.begin() {
+		return
+	}
+	b.argPtr(losses.Dev())
+	b.argPtr(probs.Dev())
+	b.argPtr(logits.Dev())
+	b.argPtr(tg)
+	b.argInt(N)
+	b.argInt(V)
+	b.launch("crossentropy_forward", N, 1, 256)
+}
+
+func (b *Backend) CrossEntropyBackward(dlogits, probs nn.Buffer, targets []int32, N, V int, scale float32) {
+	tg := b.targets.device(b, targets[:N], false)
+	if !b.begin() {
+		return
+	}
+	b.argPtr(dlogits.Dev())
+	b.argPtr(probs.Dev())
+	b.argPtr(tg)
+	b.argInt(N)
+	b.argInt(V)
+	b.argF32(scale)
+	b.launch("crossentropy_backward", b.grid(N*V), 1, 256)
+}
+
+func (b *Backend) SumSquares(x nn.Buffer) float64 {
+	n := x.Len()
+	if n == 0 {
+		return 0
+	}
+	g := min((n+255)/256, 1024)
+	if b.sumsqN < g {
+		b.sumsq = b.rawAlloc(8 * 1024)
+		b.sumsqN = 1024
+		b.sumsqH = make([]float64, 1024)
+	}
+	if !b.begin() {
+		return math.NaN()
+	}
+	b.argPtr(b.sumsq)
+	b.argPtr(x.Dev())
+	b.argLong(n)
+	b.launch("sumsq_partial", g, 1, 256)
+	if !b.ok() {
+		return math.NaN()
+	}
+	b.fail(dtohSync(unsafe.Pointer(&b.sumsqH[0]), b.sumsq, 8*g, b.stream))
+	if !b.ok() {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, v := range b.sumsqH[:g] {
+		s += v
+	}
+	return s
+}
+
+func (b *Backend) AdamWUpdate(params, grads, m, v nn.Buffer, hp nn.AdamW) {
+	n := params.Len()
+	if n == 0 || !b.begin() {
+		return
+	}
+	b.gen++
+	scale := hp.GradScale
+	if scale == 0 {
+		scale = 1
+	}
+	bc1 := float32(1 - math.Pow(float64(hp.Beta1), float64(hp.Step)))
+	bc2 := float32(1 - math.Pow(float64(hp.Beta2), float64(hp.Step)))
+	for _, p := range []uintptr{params.Dev(), grads.Dev(), m.Dev(), v.Dev()} {
+		b.argPtr(p)
+	}
+	b.argLong(n)
+	for _, f := range []float32{hp.LR, hp.Beta1, hp.Beta2, hp.Eps, hp.WeightDecay, bc1, bc2, scale} {
+		b.argF32(f)
+	}
+	b.launch("adamw_update", b.grid(n), 1, 256)
+}
+
+// ---- attention ----
+
+const attBR = 64 // query rows per block (ATT_BR in attention.cu)
+
+// hsVariant picks the register width of the attention kernels.
+func (b *Backend) hsVariant(C, NH int) (string, bool) {
+	hs := C / NH
+	switch {
+	case hs <= 32:
+		return "32", true
+	case hs <= 64:
+		return "64", true
+	case hs <= 128:
+		return "128", true
+	}
+	b.fail(fmt.Errorf("%w: head size %d (n_embd %d / n_head %d) is above 128", ErrUnsupported, hs, C, NH))
+	return "", false
+}
+
+func (b *Backend) attArgs(ptrs []uintptr, B, T, C, NH int) {
+	for _, p := range ptrs {
+		b.argPtr(p)
+	}
+	b.argInt(B)
+	b.argInt(T)
+	b.argInt(C)
+	b.argInt(NH)
+	b.argF32(float32(1 / math.Sqrt(float64(C/NH))))
+}
+
+// AttentionForward is flash-style: the weights are not stored; att receives
+// the per-row log-sum-exp (B,NH,T) in its first B·NH·T floats instead, which
+// is what AttentionBackward of this backend reads. (The CPU backend stores
+// the weights; the contents of att are private to each backend's pair.)
+func (b *Backend) AttentionForward(out, att, qkv nn.Buffer, B, T, C, NH int) {
+	v, ok := b.hsVariant(C, NH)
+	if !ok || !b.begin() {
+		return
+	}
+	b.attArgs([]uintptr{out.Dev(), att.Dev(), qkv.Dev()}, B, T, C, NH)
+	b.launch("attn_forward_hs"+v, (T+attBR-1)/attBR, B*NH, attBR)
+}
+
+func (b *Backend) AttentionBackward(dqkv, dout, qkv, att nn.Buffer, B, T, C, NH int) {
+	v, ok := b.hsVariant(C, NH)
+	if !ok {
+		return
+	}
+	D := b.scratch(&b.attD, B*NH*T)
+	gx := (T + attBR - 1) / attBR
+	if !b.begin() {
+		return
+	}
+	b.attArgs([]uintptr{D.Dev(), dout.Dev(), qkv.Dev(), att.Dev()}, B, T, C, NH)
+	b.launch("attn_backward_pre_hs"+v, gx, B*NH, attBR)
+	for _, k := range []string{"dq", "dk", "dv"} {
+		if !b.begin() {
+			return
+		}
+		b.attArgs([]uintptr{dqkv.Dev(), dout.Dev(), qkv.Dev(), att.Dev(), D.Dev()}, B, T, C, NH)
+		b.launch("attn_backward_"+k+"_hs"+v, gx, B*NH, attBR)
+	}
+}
+
+func (b *Backend) AttentionStep(out, att, qkv nn.Buffer, pos, T, C, NH int) {
+	if _, ok := b.hsVariant(C, NH); !ok || !b.begin() {
+		return
+	}
+	b.argPtr(out.Dev())
+	b.argPtr(att.Dev())
+	b.argPtr(qkv.Dev())
+	b.argInt(pos)
+	b.argInt(T)
+	b.argInt(C)
+	b.argInt(NH)
+	b.argF32(float32(1 / math.Sqrt(float64(C/NH))))
+	b.launch("attn_step", NH, 1, 256)
+}
+
+// ---- matrix products (cuBLAS, column-major view of our row-major data) ----
+//
+// A row-major (r,c) matrix is a column-major (c,r) one: its transpose. So
+//   out(N,OC) = inp(N,C)·W      is  outᵀ(OC,N)  = op(W')·inpᵀ  with m=OC, n=N, k=C
+//   dinp(N,C) += dout·Wᵀ        is  dinpᵀ(C,N) += op(W')·doutᵀ with m=C,  n=N, k=OC
+//   dW(C,OC) += inpᵀ·dout       is  dWᵀ(OC,C)  += doutᵀ·inp    with m=OC, n=C, k=N
+//   dW(OC,C) += doutᵀ·inp (wT)  is  dWᵀ(C,OC)  += inpᵀ·dout    with m=C,  n=OC, k=N
+// where W' is W's memory read column-major.
+
+// operand returns the device pointer and type of x for a product: x itself
+// (fp32) or a bf16 copy. Weights are cached until the next parameter write;
+// activations go to scratch slot s (0 or 1).
+func (b *Backend) operand(x nn.Buffer, n int, weight bool, s int) (uintptr, int) {
+	if b.prec != BF16 {
+		return x.Dev(), dtypeF32
+	}
+	if weight {
+		key := [2]uintptr{x.Dev(), uintptr(n)}
+		e := b.wcache[key]
+		if e == nil {
+			e = &bfEntry{dev: b.rawAlloc(2 * n), gen: ^uint64(0)}
+			b.wcache[key] = e
+		}
+		if e.gen != b.gen {
+			b.elementwise("f32_to_bf16", n, e.dev, x.Dev())
+			e.gen = b.gen
+		}
+		return e.dev, dtypeBF16
+	}
+	sc := &b.bfA
+	if s == 1 {
+		sc = &b.bfB
+	}
+	if sc.n < n {
+		if sc.dev != 0 {
+			b.rawFree(sc.dev)
+		}
+		sc.dev, sc.n = b.rawAlloc(2*n), n
+	}
+	b.elementwise("f32_to_bf16", n, sc.dev, x.Dev())
+	return sc.dev, dtypeBF16
+}
+
+func (b *Backend) computeType() int {
+	if b.prec == TF32 {
+		return compute32FTF32
+	}
+	return compute32F
+}
+
+func (b *Backend) MatmulForward(out, inp, w, bias nn.Buffer, N, C, OC int, wT bool) {
+	if !b.begin() {
+		return
+	}
+	beta := float32(0)
+	if !bias.IsNil() {
+		b.argPtr(out.Dev())
+		b.argPtr(bias.Dev())
+		b.argInt(N)
+		b.argInt(OC)
+		b.launch("bias_fill", b.grid(N*OC), 1, 256)
+		beta = 1
+	}
+	wp, wt := b.operand(w, C*OC, true, 0)
+	ip, it := b.operand(inp, N*C, false, 0)
+	if !b.ok() {
+		return
+	}
+	opA, lda := opN, OC
+	if wT {
+		opA, lda = opT, C
+	}
+	b.fail(gemm(b.blas, opA, opN, OC, N, C, 1, wp, wt, lda, ip, it, C, beta, out.Dev(), dtypeF32, OC, b.computeType()))
+}
+
+func (b *Backend) MatmulBackward(dinp, dw, dbias, dout, inp, w nn.Buffer, N, C, OC int, wT bool) {
+	if !b.ok() {
+		return
+	}
+	dp, dt := b.operand(dout, N*OC, false, 0)
+	if !dinp.IsNil() {
+		wp, wt := b.operand(w, C*OC, true, 0)
+		opA, lda := opT, OC
+		if wT {
+			opA, lda = opN, C
+		}
+		if b.ok() {
+			b.fail(gemm(b.blas, opA, opN, C, N, OC, 1, wp, wt, lda, dp, dt, OC, 1, dinp.Dev(), dtypeF32, C, b.computeType()))
+		}
+	}
+	ip, it := b.operand(inp, N*C, false, 1)
+	if !b.ok() {
+		return
+	}
+	if wT {
+		b.fail(gemm(b.blas, opN, opT, C, OC, N, 1, ip, it, C, dp, dt, OC, 1, dw.Dev(), dtypeF32, C, b.computeType()))
+	} else {
+		b.fail(gemm(b.blas, opN, opT, OC, C, N, 1, dp, dt, OC, ip, it, C, 1, dw.Dev(), dtypeF32, OC, b.computeType()))
+	}
+	if dbias.IsNil() {
+		return
+	}
+	P := (N + partialRows - 1) / partialRows
+	part := b.scratch(&b.partials, P*OC)
+	if !b.begin() {
+		return
+	}
+	b.argPtr(part.Dev())
+	b.argPtr(dout.Dev())
+	b.argInt(N)
+	b.argInt(OC)
+	b.argInt(partialRows)
+	b.launch("column_sum_partial", (OC+255)/256, P, 256)
+	b.columnReduce(dbias.Dev(), part.Dev(), P, OC, OC)
+}
+
+// ---- token ids: pinned slots, optional early copy ----
+
+// intRing holds the device copies of recent token-id arrays of one kind.
+type intRing struct {
+	slots [3]intSlot
+	cur   int // slot the compute stream uses now; -1 none
+	seq   uint64
+}
+
+type intSlot struct {
+	host     []int32 // pinned
+	hostP    unsafe.Pointer
+	dev      uintptr
+	cap, n   int
+	valid    bool
+	viaCopy  bool    // filled on the copy stream: compute must wait on copied
+	copied   cuEvent // after the host→device copy
+	released cuEvent // on the compute stream when the slot stopped being current
+	used     uint64
+}
+
+func (r *intRing) init() error {
+	r.cur = -1
+	for i := range r.slots {
+		s := &r.slots[i]
+		var err error
+		if s.copied, err = eventCreate(false); err != nil {
+			return err
+		}
+		if s.released, err = eventCreate(false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *intRing) free() {
+	for i := range r.slots {
+		s := &r.slots[i]
+		if s.hostP != nil {
+			_ = hostFree(s.hostP)
+			s.hostP = nil
+		}
+		if s.copied != nil {
+			_ = eventDestroy(s.copied)
+		}
+		if s.released != nil {
+			_ = eventDestroy(s.released)
+		}
+	}
+}
+
+func (s *intSlot) holds(src []int32) bool {
+	return s.valid && s.n == len(src) && slices.Equal(s.host[:s.n], src)
+}
+
+func (r *intRing) makeCurrent(b *Backend, i int) {
+	if r.cur == i {
+		return
+	}
+	if r.cur >= 0 {
+		b.fail(eventRecord(r.slots[r.cur].released, b.stream))
+	}
+	r.cur = i
+	s := &r.slots[i]
+	if s.viaCopy {
+		b.fail(streamWait(b.stream, s.copied))
+		s.viaCopy = false
+	}
+}
+
+// device returns the device address of src's copy, copying it if no slot
+// holds it already. prefetch copies on the copy stream and leaves the
+// current slot alone.
+func (r *intRing) device(b *Backend, src []int32, prefetch bool) uintptr {
+	if !b.ok() || len(src) == 0 {
+		return 0
+	}
+	r.seq++
+	for i := range r.slots {
+		if r.slots[i].holds(src) {
+			r.slots[i].used = r.seq
+			if !prefetch {
+				r.makeCurrent(b, i)
+			}
+			return r.slots[i].dev
+		}
+	}
+	v := -1
+	for i := range r.slots {
+		if i == r.cur {
+			continue
+		}
+		if v < 0 || !r.slots[i].valid || (r.slots[v].valid && r.slots[i].used < r.slots[v].used) {
+			v = i
+		}
+	}
+	s := &r.slots[v]
+	n := len(src)
+	if s.valid {
+		b.fail(eventSync(s.copied)) // the pinned memory is free to write
+	}
+	if s.cap < n {
+		if s.hostP != nil {
+			b.fail(streamSync(b.stream))
+			b.fail(streamSync(b.copyS))
+			_ = hostFree(s.hostP)
+			b.rawFree(s.dev)
+		}
+		p, err := hostAlloc(4 * n)
+		if err != nil {
+			b.fail(err)
+			return 0
+		}
+		s.hostP, s.host, s.cap = p, unsafe.Slice((*int32)(p), n), n
+		s.dev = b.rawAlloc(4 * n)
+	}
+	copy(s.host[:n], src)
+	s.n, s.valid, s.used = n, true, r.seq
+	st := b.stream
+	if prefetch {
+		st = b.copyS
+		b.fail(streamWait(st, s.released)) // earlier kernels reading the slot are done
+	}
+	b.stages.begin(b, "h2d", st)
+	b.fail(htod(s.dev, s.hostP, 4*n, st))
+	b.stages.end(b, "h2d", st)
+	b.fail(eventRecord(s.copied, st))
+	s.viaCopy = prefetch
+	if !prefetch {
+		r.makeCurrent(b, v)
+	}
+	if !b.ok() {
+		return 0
+	}
+	return s.dev
+}
+
+// Prefetch starts copying the next batch's tokens and targets on the copy
+// stream, so the transfer overlaps the compute of the current step; the
+// kernels that later receive the same ids wait for the copy on the device,
+// not on the host.
+func (b *Backend) Prefetch(tokens, targets []int32) {
+	b.tokens.device(b, tokens, true)
+	if targets != nil {
+		b.targets.device(b, targets, true)
+	}
+}
+
+// ---- stage timing with CUDA events ----
+
+// Stage names of StageSeconds.
+var StageNames = []string{"h2d", "forward", "backward", "optimizer", "d2h"}
+
+type stagePair struct {
+	name       string
+	start, end cuEvent
+}
+
+type stageTimer struct {
+	pool []stagePair // created once, reused
+	used int
+	open map[string]int
+	acc  map[string]float64
+}
+
+func (t *stageTimer) free() {
+	for _, p := range t.pool {
+		_ = eventDestroy(p.start)
+		_ = eventDestroy(p.end)
+	}
+	t.pool = nil
+}
+
+// EnableStageTiming turns event recording on or off (off by default: events
+// cost a little on every copy).
+func (b *Backend) EnableStageTiming(on bool) {
+	b.timing = on
+	if on && b.stages.pool == nil {
+		b.stages.open = map[string]int{}
+		b.stages.acc = map[string]float64{}
+		for range 256 {
+			s, err := eventCreate(true)
+			if err != nil {
+				b.fail(err)
+				return
+			}
+			e, err := eventCreate(true)
+			if err != nil {
+				b.fail(err)
+				return
+			}
+			b.stages.pool = append(b.stages.pool, stagePair{start: s, end: e})
+		}
+	}
+}
+
+func (t *stageTimer) begin(b *Backend, name string, s cuStream) {
+	if !b.timing || t.used >= len(t.pool) || !b.ok() {
+		return
+	}
+	p := &t.pool[t.used]
+	p.name = name
+	t.open[name] = t.used
+	t.used++
+	b.fail(eventRecord(p.start, s))
+}
+
+func (t *stageTimer) end(b *Backend, name string, s cuStream) {
+	if !b.timing || !b.ok() {
+		return
+	}
+	i, ok := t.open[name]
+	if !ok {
+		return
+	}
+	delete(t.open, name)
+	b.fail(eventRecord(t.pool[i].end, s))
+}
+
+// BeginStage and EndStage bracket work queued on the compute stream (the
+// trainer calls them around forward, backward and the optimizer); h2d and
+// d2h are bracketed by the backend itself.
+func (b *Backend) BeginStage(name string) { b.stages.begin(b, name, b.stream) }
+func (b *Backend) EndStage(name string)   { b.stages.end(b, name, b.stream) }
+
+// StageSeconds waits for the recorded stages and returns the device time of
+// each since the previous call (seconds, by name).
+func (b *Backend) StageSeconds() map[string]float64 {
+	out := map[string]float64{}
+	t := &b.stages
+	if !b.timing {
+		return out
+	}
+	for i := 0; i < t.used; i++ {
+		p := &t.pool[i]
+		if j, open := t.open[p.name]; open && j == i {
+			continue // still running
+		}
+		if !b.ok() {
+			break
+		}
+		b.fail(eventSync(p.end))
+		ms, err := eventElapsedMs(p.start, p.end)
+		if err != nil {
+			b.fail(err)
+			break
+		}
+		out[p.name] += float64(ms) / 1000
+	}
+	t.used = 0
+	clear(t.open)
+	return out
+}
+
+// String names the backend for logs.
+func (b *Backend) String() string {
+	return strings.TrimPrefix(b.Describe(), "cuda: ")
+}

@@ -1,0 +1,563 @@
+//go:build cgo && linux
+
+package cuda
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+// The few CUDA driver API and cuBLAS types we use, declared from the CUDA
+// documentation (no CUDA header is needed to build).
+typedef int CUresult;
+typedef int CUdevice;
+typedef void* CUcontext;
+typedef void* CUmodule;
+typedef void* CUfunction;
+typedef void* CUstream;
+typedef void* CUevent;
+typedef unsigned long long CUdeviceptr;
+typedef void* cublasHandle_t;
+typedef int cublasStatus_t;
+
+typedef struct {
+	void* lib;
+	void* blas;
+	void* blasLt;
+	CUresult (*cuInit)(unsigned int);
+	CUresult (*cuDriverGetVersion)(int*);
+	CUresult (*cuDeviceGetCount)(int*);
+	CUresult (*cuDeviceGet)(CUdevice*, int);
+	CUresult (*cuDeviceGetName)(char*, int, CUdevice);
+	CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice);
+	CUresult (*cuDeviceTotalMem)(size_t*, CUdevice);
+	CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice);
+	CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
+	CUresult (*cuCtxSetCurrent)(CUcontext);
+	CUresult (*cuCtxSynchronize)(void);
+	CUresult (*cuMemGetInfo)(size_t*, size_t*);
+	CUresult (*cuMemAlloc)(CUdeviceptr*, size_t);
+	CUresult (*cuMemFree)(CUdeviceptr);
+	CUresult (*cuMemAllocHost)(void**, size_t);
+	CUresult (*cuMemFreeHost)(void*);
+	CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void*, size_t, CUstream);
+	CUresult (*cuMemcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream);
+	CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned int, size_t, CUstream);
+	CUresult (*cuStreamCreate)(CUstream*, unsigned int);
+	CUresult (*cuStreamDestroy)(CUstream);
+	CUresult (*cuStreamSynchronize)(CUstream);
+	CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned int);
+	CUresult (*cuEventCreate)(CUevent*, unsigned int);
+	CUresult (*cuEventDestroy)(CUevent);
+	CUresult (*cuEventRecord)(CUevent, CUstream);
+	CUresult (*cuEventSynchronize)(CUevent);
+	CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
+	CUresult (*cuModuleLoadDataEx)(CUmodule*, const void*, unsigned int, int*, void**);
+	CUresult (*cuModuleUnload)(CUmodule);
+	CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
+	CUresult (*cuLaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
+		unsigned int, unsigned int, CUstream, void**, void**);
+	CUresult (*cuGetErrorName)(CUresult, const char**);
+	CUresult (*cuGetErrorString)(CUresult, const char**);
+
+	cublasStatus_t (*cublasCreate)(cublasHandle_t*);
+	cublasStatus_t (*cublasDestroy)(cublasHandle_t);
+	cublasStatus_t (*cublasSetStream)(cublasHandle_t, CUstream);
+	cublasStatus_t (*cublasSetMathMode)(cublasHandle_t, int);
+	cublasStatus_t (*cublasGetVersion)(cublasHandle_t, int*);
+	cublasStatus_t (*cublasGemmEx)(cublasHandle_t, int, int, int, int, int, const void*, const void*, int, int,
+		const void*, int, int, const void*, void*, int, int, int, int);
+	size_t (*cublasLtGetVersion)(void);
+} amt_api;
+
+static amt_api api;
+static CUcontext amt_cur_ctx;
+static __thread CUcontext amt_tls_ctx;
+
+// Go goroutines move between OS threads; the CUDA context is per thread.
+// Every entry point that touches the GPU makes the context current first
+// (one thread-local compare in the common case).
+static CUresult amt_ctx(void) {
+	if (amt_tls_ctx == amt_cur_ctx) return 0;
+	CUresult r = api.cuCtxSetCurrent(amt_cur_ctx);
+	if (r == 0) amt_tls_ctx = amt_cur_ctx;
+	return r;
+}
+
+#define SYM(lib, field, name) do { \
+	*(void**)(&api.field) = dlsym(lib, name); \
+	if (!api.field) { snprintf(err, errlen, "%s", name); return 2; } \
+} while (0)
+
+#define SYM2(lib, field, name1, name2) do { \
+	*(void**)(&api.field) = dlsym(lib, name1); \
+	if (!api.field) *(void**)(&api.field) = dlsym(lib, name2); \
+	if (!api.field) { snprintf(err, errlen, "%s", name2); return 2; } \
+} while (0)
+
+// amt_load_driver: 0 ok, 1 dlopen failed (err: dlerror), 2 missing symbol (err: name).
+static int amt_load_driver(const char* path, char* err, int errlen) {
+	void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		const char* e = dlerror();
+		snprintf(err, errlen, "%s", e ? e : "dlopen failed");
+		return 1;
+	}
+	api.lib = lib;
+	SYM(lib, cuInit, "cuInit");
+	SYM(lib, cuDriverGetVersion, "cuDriverGetVersion");
+	SYM(lib, cuDeviceGetCount, "cuDeviceGetCount");
+	SYM(lib, cuDeviceGet, "cuDeviceGet");
+	SYM(lib, cuDeviceGetName, "cuDeviceGetName");
+	SYM(lib, cuDeviceGetAttribute, "cuDeviceGetAttribute");
+	SYM(lib, cuDeviceTotalMem, "cuDeviceTotalMem_v2");
+	SYM(lib, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+	SYM2(lib, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
+	SYM(lib, cuCtxSetCurrent, "cuCtxSetCurrent");
+	SYM(lib, cuCtxSynchronize, "cuCtxSynchronize");
+	SYM(lib, cuMemGetInfo, "cuMemGetInfo_v2");
+	SYM(lib, cuMemAlloc, "cuMemAlloc_v2");
+	SYM(lib, cuMemFree, "cuMemFree_v2");
+	SYM(lib, cuMemAllocHost, "cuMemAllocHost_v2");
+	SYM(lib, cuMemFreeHost, "cuMemFreeHost");
+	SYM(lib, cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+	SYM(lib, cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+	SYM(lib, cuMemsetD32Async, "cuMemsetD32Async");
+	SYM(lib, cuStreamCreate, "cuStreamCreate");
+	SYM2(lib, cuStreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy");
+	SYM(lib, cuStreamSynchronize, "cuStreamSynchronize");
+	SYM(lib, cuStreamWaitEvent, "cuStreamWaitEvent");
+	SYM(lib, cuEventCreate, "cuEventCreate");
+	SYM2(lib, cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy");
+	SYM(lib, cuEventRecord, "cuEventRecord");
+	SYM(lib, cuEventSynchronize, "cuEventSynchronize");
+	SYM2(lib, cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
+	SYM(lib, cuModuleLoadDataEx, "cuModuleLoadDataEx");
+	SYM(lib, cuModuleUnload, "cuModuleUnload");
+	SYM(lib, cuModuleGetFunction, "cuModuleGetFunction");
+	SYM(lib, cuLaunchKernel, "cuLaunchKernel");
+	SYM(lib, cuGetErrorName, "cuGetErrorName");
+	SYM(lib, cuGetErrorString, "cuGetErrorString");
+	return 0;
+}
+
+// amt_load_blas: cuBLASLt is opened first (cuBLAS needs it) when ltPath is set.
+static int amt_load_blas(const char* path, const char* ltPath, char* err, int errlen) {
+	if (ltPath && ltPath[0]) {
+		api.blasLt = dlopen(ltPath, RTLD_NOW | RTLD_GLOBAL);
+		if (api.blasLt) *(void**)(&api.cublasLtGetVersion) = dlsym(api.blasLt, "cublasLtGetVersion");
+	}
+	void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		const char* e = dlerror();
+		snprintf(err, errlen, "%s", e ? e : "dlopen failed");
+		return 1;
+	}
+	api.blas = lib;
+	SYM(lib, cublasCreate, "cublasCreate_v2");
+	SYM(lib, cublasDestroy, "cublasDestroy_v2");
+	SYM(lib, cublasSetStream, "cublasSetStream_v2");
+	SYM(lib, cublasSetMathMode, "cublasSetMathMode");
+	SYM(lib, cublasGetVersion, "cublasGetVersion_v2");
+	SYM(lib, cublasGemmEx, "cublasGemmEx");
+	return 0;
+}
+
+static size_t amt_lt_version(void) { return api.cublasLtGetVersion ? api.cublasLtGetVersion() : 0; }
+
+static const char* amt_error_name(CUresult r) {
+	const char* s = 0;
+	if (api.cuGetErrorName && api.cuGetErrorName(r, &s) == 0 && s) return s;
+	return "";
+}
+
+static const char* amt_error_string(CUresult r) {
+	const char* s = 0;
+	if (api.cuGetErrorString && api.cuGetErrorString(r, &s) == 0 && s) return s;
+	return "";
+}
+
+static CUresult amt_init(void) { return api.cuInit(0); }
+static CUresult amt_driver_version(int* v) { return api.cuDriverGetVersion(v); }
+static CUresult amt_device_count(int* n) { return api.cuDeviceGetCount(n); }
+
+// CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16, _COMPUTE_CAPABILITY_MAJOR = 75, _MINOR = 76.
+static CUresult amt_device_info(int ordinal, CUdevice* dev, char* name, int namelen, int* major, int* minor, int* sms, size_t* mem) {
+	CUresult r = api.cuDeviceGet(dev, ordinal);
+	if (r) return r;
+	if ((r = api.cuDeviceGetName(name, namelen, *dev))) return r;
+	if ((r = api.cuDeviceGetAttribute(major, 75, *dev))) return r;
+	if ((r = api.cuDeviceGetAttribute(minor, 76, *dev))) return r;
+	if ((r = api.cuDeviceGetAttribute(sms, 16, *dev))) return r;
+	return api.cuDeviceTotalMem(mem, *dev);
+}
+
+static CUresult amt_ctx_retain(CUdevice dev) {
+	CUcontext c = 0;
+	CUresult r = api.cuDevicePrimaryCtxRetain(&c, dev);
+	if (r) return r;
+	amt_cur_ctx = c;
+	amt_tls_ctx = 0;
+	return amt_ctx();
+}
+static CUresult amt_ctx_release(CUdevice dev) { return api.cuDevicePrimaryCtxRelease(dev); }
+static CUresult amt_sync(void) { CUresult r = amt_ctx(); return r ? r : api.cuCtxSynchronize(); }
+static CUresult amt_mem_info(size_t* fr, size_t* total) { CUresult r = amt_ctx(); return r ? r : api.cuMemGetInfo(fr, total); }
+
+static CUresult amt_malloc(CUdeviceptr* p, size_t n) { CUresult r = amt_ctx(); return r ? r : api.cuMemAlloc(p, n); }
+static CUresult amt_free(CUdeviceptr p) { CUresult r = amt_ctx(); return r ? r : api.cuMemFree(p); }
+static CUresult amt_host_alloc(void** p, size_t n) { CUresult r = amt_ctx(); return r ? r : api.cuMemAllocHost(p, n); }
+static CUresult amt_host_free(void* p) { CUresult r = amt_ctx(); return r ? r : api.cuMemFreeHost(p); }
+
+static CUresult amt_htod(CUdeviceptr dst, const void* src, size_t n, CUstream s) {
+	CUresult r = amt_ctx();
+	return r ? r : api.cuMemcpyHtoDAsync(dst, src, n, s);
+}
+// Copies to host and waits, in one call, so a Go destination is never
+// referenced by the driver after the call returns.
+static CUresult amt_dtoh_sync(void* dst, CUdeviceptr src, size_t n, CUstream s) {
+	CUresult r = amt_ctx();
+	if (r) return r;
+	if ((r = api.cuMemcpyDtoHAsync(dst, src, n, s))) return r;
+	return api.cuStreamSynchronize(s);
+}
+static CUresult amt_memset32(CUdeviceptr dst, unsigned int v, size_t n, CUstream s) {
+	CUresult r = amt_ctx();
+	return r ? r : api.cuMemsetD32Async(dst, v, n, s);
+}
+
+// CU_STREAM_NON_BLOCKING = 1: no implicit sync with the legacy default stream.
+static CUresult amt_stream_create(CUstream* s) { CUresult r = amt_ctx(); return r ? r : api.cuStreamCreate(s, 1); }
+static CUresult amt_stream_destroy(CUstream s) { CUresult r = amt_ctx(); return r ? r : api.cuStreamDestroy(s); }
+static CUresult amt_stream_sync(CUstream s) { CUresult r = amt_ctx(); return r ? r : api.cuStreamSynchronize(s); }
+static CUresult amt_stream_wait(CUstream s, CUevent e) { CUresult r = amt_ctx(); return r ? r : api.cuStreamWaitEvent(s, e, 0); }
+
+// flags 0: timing event; 2 (CU_EVENT_DISABLE_TIMING): ordering only.
+static CUresult amt_event_create(CUevent* e, unsigned int flags) { CUresult r = amt_ctx(); return r ? r : api.cuEventCreate(e, flags); }
+static CUresult amt_event_destroy(CUevent e) { CUresult r = amt_ctx(); return r ? r : api.cuEventDestroy(e); }
+static CUresult amt_event_record(CUevent e, CUstream s) { CUresult r = amt_ctx(); return r ? r : api.cuEventRecord(e, s); }
+static CUresult amt_event_sync(CUevent e) { CUresult r = amt_ctx(); return r ? r : api.cuEventSynchronize(e); }
+static CUresult amt_event_elapsed(float* ms, CUevent a, CUevent b) { CUresult r = amt_ctx(); return r ? r : api.cuEventElapsedTime(ms, a, b); }
+
+// CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6.
+static CUresult amt_module_load(CUmodule* m, const void* image, char* log, size_t loglen) {
+	CUresult r = amt_ctx();
+	if (r) return r;
+	int opts[2] = {5, 6};
+	void* vals[2] = {(void*)log, (void*)loglen};
+	return api.cuModuleLoadDataEx(m, image, 2, opts, vals);
+}
+static CUresult amt_module_unload(CUmodule m) { CUresult r = amt_ctx(); return r ? r : api.cuModuleUnload(m); }
+static CUresult amt_module_function(CUfunction* f, CUmodule m, const char* name) {
+	CUresult r = amt_ctx();
+	return r ? r : api.cuModuleGetFunction(f, m, name);
+}
+
+// Kernel arguments live in C memory (8 bytes a slot) so no Go pointer is
+// handed to the driver; the driver copies them at launch.
+typedef struct { unsigned long long v[24]; } amt_args;
+
+static CUresult amt_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned int bx, unsigned int smem,
+		CUstream s, amt_args* a, int n) {
+	CUresult r = amt_ctx();
+	if (r) return r;
+	void* params[24];
+	for (int i = 0; i < n; i++) params[i] = &a->v[i];
+	return api.cuLaunchKernel(f, gx, gy, 1, bx, 1, 1, smem, s, params, 0);
+}
+
+static cublasStatus_t amt_blas_create(cublasHandle_t* h, CUstream s, int mathMode, int* version) {
+	CUresult r = amt_ctx();
+	if (r) return 1;
+	cublasStatus_t st = api.cublasCreate(h);
+	if (st) return st;
+	if ((st = api.cublasSetStream(*h, s))) return st;
+	if ((st = api.cublasSetMathMode(*h, mathMode))) return st;
+	return api.cublasGetVersion(*h, version);
+}
+static cublasStatus_t amt_blas_destroy(cublasHandle_t h) { amt_ctx(); return api.cublasDestroy(h); }
+
+// Column-major C = alpha·op(A)·op(B) + beta·C; alpha and beta are float
+// (compute types 32F*).
+static cublasStatus_t amt_gemm(cublasHandle_t h, int ta, int tb, int m, int n, int k, float alpha,
+		CUdeviceptr A, int atype, int lda, CUdeviceptr B, int btype, int ldb, float beta,
+		CUdeviceptr C, int ctype, int ldc, int compute) {
+	if (amt_ctx()) return 1;
+	return api.cublasGemmEx(h, ta, tb, m, n, k, &alpha, (const void*)A, atype, lda, (const void*)B, btype, ldb,
+		&beta, (void*)C, ctype, ldc, compute, -1);
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+)
+
+// The C glue above is the whole of the package's cgo; the rest of the
+// package calls these Go wrappers.
+
+type (
+	cuStream   = C.CUstream
+	cuEvent    = C.CUevent
+	cuModule   = C.CUmodule
+	cuFunction = C.CUfunction
+	blasHandle = C.cublasHandle_t
+)
+
+func cuErr(op string, r C.CUresult) error {
+	if r == 0 {
+		return nil
+	}
+	code := int(r)
+	name := C.GoString(C.amt_error_name(r))
+	if name == "" {
+		name = resultName(code)
+	}
+	return &DriverError{Op: op, Code: code, Name: name, Msg: C.GoString(C.amt_error_string(r))}
+}
+
+func blasErr(op string, st C.cublasStatus_t) error {
+	if st == 0 {
+		return nil
+	}
+	return &DriverError{Op: op, Code: int(st), Name: cublasStatusName(int(st))}
+}
+
+// loadDriver dlopens the driver library and resolves every entry point.
+func loadDriver(path string) error {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var buf [512]C.char
+	switch C.amt_load_driver(cpath, &buf[0], C.int(len(buf))) {
+	case 0:
+		return nil
+	case 1:
+		why := C.GoString(&buf[0])
+		if strings.Contains(why, "No such file") || strings.Contains(why, "cannot open shared object") {
+			return fmt.Errorf("%w: %s not found (%s)", ErrNoDriver, path, why)
+		}
+		return fmt.Errorf("%w: %s is not a loadable library (%s)", ErrNoDriver, path, why)
+	default:
+		return fmt.Errorf("%w: %s is not a CUDA driver: missing symbol %s", ErrNoDriver, path, C.GoString(&buf[0]))
+	}
+}
+
+// loadCublas tries each candidate soname in turn.
+func loadCublas(paths []string) (string, error) {
+	var tried []string
+	for _, p := range paths {
+		lt := strings.Replace(p, "libcublas.", "libcublasLt.", 1)
+		cp, clt := C.CString(p), C.CString(lt)
+		var buf [512]C.char
+		r := C.amt_load_blas(cp, clt, &buf[0], C.int(len(buf)))
+		C.free(unsafe.Pointer(cp))
+		C.free(unsafe.Pointer(clt))
+		switch r {
+		case 0:
+			return p, nil
+		case 1:
+			tried = append(tried, p)
+		default:
+			return "", fmt.Errorf("%w: %s lacks %s", ErrNoCUBLAS, p, C.GoString(&buf[0]))
+		}
+	}
+	return "", fmt.Errorf("%w: none of %s found", ErrNoCUBLAS, strings.Join(tried, ", "))
+}
+
+func cublasLtVersion() int { return int(C.amt_lt_version()) }
+
+func cuInit() error { return cuErr("cuInit", C.amt_init()) }
+
+func driverVersion() (int, error) {
+	var v C.int
+	err := cuErr("cuDriverGetVersion", C.amt_driver_version(&v))
+	return int(v), err
+}
+
+func deviceCount() (int, error) {
+	var n C.int
+	err := cuErr("cuDeviceGetCount", C.amt_device_count(&n))
+	return int(n), err
+}
+
+// DeviceInfo describes the GPU a backend runs on.
+type DeviceInfo struct {
+	Ordinal       int
+	Name          string
+	Major, Minor  int // compute capability
+	SMs           int
+	TotalMemory   uint64
+	DriverVersion int // e.g. 12040 for 12.4
+	CublasVersion int
+	CublasLt      int // cublasLtGetVersion, 0 when not loaded
+	CublasPath    string
+}
+
+func deviceInfo(ordinal int) (DeviceInfo, C.CUdevice, error) {
+	var dev C.CUdevice
+	var name [256]C.char
+	var major, minor, sms C.int
+	var mem C.size_t
+	err := cuErr("cuDeviceGet", C.amt_device_info(C.int(ordinal), &dev, &name[0], C.int(len(name)), &major, &minor, &sms, &mem))
+	return DeviceInfo{Ordinal: ordinal, Name: C.GoString(&name[0]), Major: int(major), Minor: int(minor), SMs: int(sms), TotalMemory: uint64(mem)}, dev, err
+}
+
+func ctxRetain(dev C.CUdevice) error { return cuErr("cuDevicePrimaryCtxRetain", C.amt_ctx_retain(dev)) }
+func ctxRelease(dev C.CUdevice) error {
+	return cuErr("cuDevicePrimaryCtxRelease", C.amt_ctx_release(dev))
+}
+func ctxSync() error { return cuErr("cuCtxSynchronize", C.amt_sync()) }
+
+func memInfo() (free, total uint64, err error) {
+	var f, t C.size_t
+	err = cuErr("cuMemGetInfo", C.amt_mem_info(&f, &t))
+	return uint64(f), uint64(t), err
+}
+
+func memAlloc(bytes int) (uintptr, error) {
+	var p C.CUdeviceptr
+	if err := cuErr("cuMemAlloc", C.amt_malloc(&p, C.size_t(bytes))); err != nil {
+		return 0, err
+	}
+	return uintptr(p), nil
+}
+
+func memFree(p uintptr) error { return cuErr("cuMemFree", C.amt_free(C.CUdeviceptr(p))) }
+
+func hostAlloc(bytes int) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	if err := cuErr("cuMemAllocHost", C.amt_host_alloc(&p, C.size_t(bytes))); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func hostFree(p unsafe.Pointer) error { return cuErr("cuMemFreeHost", C.amt_host_free(p)) }
+
+// htod copies bytes from host memory to the device, ordered on stream s.
+// From pageable (Go) memory the driver stages the data before returning;
+// from pinned memory it returns at once and the caller keeps the memory
+// untouched until an event after the copy completes.
+func htod(dst uintptr, src unsafe.Pointer, bytes int, s cuStream) error {
+	return cuErr("cuMemcpyHtoDAsync", C.amt_htod(C.CUdeviceptr(dst), src, C.size_t(bytes), s))
+}
+
+func dtohSync(dst unsafe.Pointer, src uintptr, bytes int, s cuStream) error {
+	return cuErr("cuMemcpyDtoHAsync", C.amt_dtoh_sync(dst, C.CUdeviceptr(src), C.size_t(bytes), s))
+}
+
+func memset32(dst uintptr, v uint32, n int, s cuStream) error {
+	return cuErr("cuMemsetD32Async", C.amt_memset32(C.CUdeviceptr(dst), C.uint(v), C.size_t(n), s))
+}
+
+func streamCreate() (cuStream, error) {
+	var s C.CUstream
+	err := cuErr("cuStreamCreate", C.amt_stream_create(&s))
+	return s, err
+}
+
+func streamDestroy(s cuStream) error { return cuErr("cuStreamDestroy", C.amt_stream_destroy(s)) }
+func streamSync(s cuStream) error    { return cuErr("cuStreamSynchronize", C.amt_stream_sync(s)) }
+func streamWait(s cuStream, e cuEvent) error {
+	return cuErr("cuStreamWaitEvent", C.amt_stream_wait(s, e))
+}
+
+func eventCreate(timing bool) (cuEvent, error) {
+	var e C.CUevent
+	flags := C.uint(2)
+	if timing {
+		flags = 0
+	}
+	err := cuErr("cuEventCreate", C.amt_event_create(&e, flags))
+	return e, err
+}
+
+func eventDestroy(e cuEvent) error { return cuErr("cuEventDestroy", C.amt_event_destroy(e)) }
+func eventRecord(e cuEvent, s cuStream) error {
+	return cuErr("cuEventRecord", C.amt_event_record(e, s))
+}
+func eventSync(e cuEvent) error { return cuErr("cuEventSynchronize", C.amt_event_sync(e)) }
+func eventElapsedMs(a, b cuEvent) (float32, error) {
+	var ms C.float
+	err := cuErr("cuEventElapsedTime", C.amt_event_elapsed(&ms, a, b))
+	return float32(ms), err
+}
+
+// moduleLoad JIT-compiles a PTX image (NUL-terminated); the JIT's error log
+// is added to the error.
+func moduleLoad(name string, ptx []byte) (cuModule, error) {
+	img := C.CBytes(append(append([]byte(nil), ptx...), 0))
+	defer C.free(img)
+	log := (*C.char)(C.calloc(8192, 1))
+	defer C.free(unsafe.Pointer(log))
+	var m C.CUmodule
+	if err := cuErr("cuModuleLoadDataEx", C.amt_module_load(&m, img, log, 8191)); err != nil {
+		if s := strings.TrimSpace(C.GoString(log)); s != "" {
+			return nil, fmt.Errorf("cuda: load %s: %w\n%s", name, err, s)
+		}
+		return nil, fmt.Errorf("cuda: load %s: %w", name, err)
+	}
+	return m, nil
+}
+
+func moduleUnload(m cuModule) error { return cuErr("cuModuleUnload", C.amt_module_unload(m)) }
+
+func moduleFunction(m cuModule, name string) (cuFunction, error) {
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	var f C.CUfunction
+	err := cuErr("cuModuleGetFunction", C.amt_module_function(&f, m, cn))
+	return f, err
+}
+
+// argBuf is kernel-argument memory in C; vals aliases it.
+type argBuf struct {
+	c    *C.amt_args
+	vals []uint64
+	n    int
+}
+
+func newArgBuf() *argBuf {
+	c := (*C.amt_args)(C.calloc(1, C.size_t(unsafe.Sizeof(C.amt_args{}))))
+	return &argBuf{c: c, vals: unsafe.Slice((*uint64)(unsafe.Pointer(c)), 24)}
+}
+
+func (a *argBuf) free() { C.free(unsafe.Pointer(a.c)) }
+
+func launch(f cuFunction, gx, gy, bx, smem int, s cuStream, a *argBuf) error {
+	return cuErr("cuLaunchKernel", C.amt_launch(f, C.uint(gx), C.uint(gy), C.uint(bx), C.uint(smem), s, a.c, C.int(a.n)))
+}
+
+// cuBLAS math modes and types (values from the cuBLAS documentation).
+const (
+	blasDefaultMath = 0
+	blasTF32Math    = 3
+	dtypeF32        = 0  // CUDA_R_32F
+	dtypeBF16       = 14 // CUDA_R_16BF
+	compute32F      = 68 // CUBLAS_COMPUTE_32F
+	compute32FTF32  = 77 // CUBLAS_COMPUTE_32F_FAST_TF32
+	opN, opT        = 0, 1
+)
+
+func blasCreate(s cuStream, mathMode int) (blasHandle, int, error) {
+	var h C.cublasHandle_t
+	var v C.int
+	err := blasErr("cublasCreate", C.amt_blas_create(&h, s, C.int(mathMode), &v))
+	return h, int(v), err
+}
+
+func blasDestroy(h blasHandle) error { return blasErr("cublasDestroy", C.amt_blas_destroy(h)) }
+
+func gemm(h blasHandle, ta, tb, m, n, k int, alpha float32, a uintptr, atype, lda int, b uintptr, btype, ldb int,
+	beta float32, c uintptr, ctype, ldc, compute int) error {
+	return blasErr("cublasGemmEx", C.amt_gemm(h, C.int(ta), C.int(tb), C.int(m), C.int(n), C.int(k), C.float(alpha),
+		C.CUdeviceptr(a), C.int(atype), C.int(lda), C.CUdeviceptr(b), C.int(btype), C.int(ldb), C.float(beta),
+		C.CUdeviceptr(c), C.int(ctype), C.int(ldc), C.int(compute)))
+}
+
+// devHandle is a CUdevice.
+type devHandle = C.CUdevice
