@@ -261,11 +261,19 @@ func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResul
 	}
 	res := &ComposeResult{Piece: PieceRow{Piece: *pc, Abs: s.Store.Abs(pc.File)}, Score: gen.Score, Requested: attrs,
 		Decoded: gen.Attrs, Tokens: gen.New, Seconds: gen.Seconds}
-	if mt, err := eval.Measure(gen.Score); err == nil {
-		ad := eval.Adhere(attrs, &mt)
-		res.Metrics, res.Adherence = &mt, &ad
-	}
+	res.Metrics, res.Adherence = EvaluatePiece(gen.Score, attrs)
 	return res, nil
+}
+
+// EvaluatePiece measures one piece and scores its adherence to the
+// requested attributes (both nil when it cannot be measured).
+func EvaluatePiece(s *midi.Score, req token.Attributes) (*eval.Metrics, *eval.Adherence) {
+	mt, err := eval.Measure(s)
+	if err != nil {
+		return nil, nil
+	}
+	ad := eval.Adhere(req, &mt)
+	return &mt, &ad
 }
 
 // genLocks serialise sampling per model.

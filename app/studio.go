@@ -290,3 +290,11 @@ func (s *Studio) RunMetrics(runID uint64) (map[string][2][]float64, error) {
 	})
 	return out, err
 }
+
+// CreateProject creates a project (storage.ErrExists if the name is taken).
+func (s *Studio) CreateProject(name string) error {
+	return s.Store.Update(func(tx *bolt.Tx) error {
+		_, err := storage.CreateProject(tx, name)
+		return err
+	})
+}

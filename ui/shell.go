@@ -1,9 +1,14 @@
 // Package ui is the Fyne face of AMT Studio: one file per screen (compose,
 // datasets, training, settings), each a constructor returning a
-// fyne.CanvasObject, and the shell that holds them.
+// fyne.CanvasObject, the shell that holds them, and the bridge that turns
+// background job events into widget changes.
 //
-// ui only presents: every action goes through app/, which the command line
-// uses too. Background events reach widgets only through fyne.Do.
+// ui only presents: every action goes through app/ (a *app.Studio the
+// window owns), which the command line uses too. Background events reach
+// widgets only through the bridge (fyne.Do, at most ~20 redraws a second).
+//
+// ui may import app/, engine/ (for its data types, the audio player and
+// the resource monitor) and ui/widgets; nothing imports ui but main.
 package ui
 
 import (
@@ -14,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/amtstudio/amt/app"
 	"github.com/amtstudio/amt/assets"
 	_ "github.com/amtstudio/amt/ui/internal/locale" // before Fyne reads the locale
 )
@@ -36,23 +42,97 @@ type Shell struct {
 	Window fyne.Window
 	Tabs   *container.AppTabs
 	Status *widget.Label
+
+	env      *env
+	Compose  *composeScreen
+	Datasets *datasetsScreen
+	Training *trainingScreen
+	Settings *settingsScreen
 }
 
-// NewShell builds the main window of application a.
-func NewShell(a fyne.App) *Shell {
+// env is what every screen shares: the window, the studio (nil when the
+// store could not be opened), the status line and the bridge.
+type env struct {
+	app    fyne.App
+	win    fyne.Window
+	studio *app.Studio
+	err    error // why studio is nil
+	bridge *bridge
+	status *widget.Label
+	// project is the project the screens work in.
+	project string
+	// onDatasetsChanged and onRunsChanged let one screen tell the others.
+	onDatasetsChanged []func()
+	onRunsChanged     []func()
+}
+
+// setStatus shows text in the status line; safe from any goroutine.
+func (e *env) setStatus(text string) {
+	e.bridge.Post("status", func() { e.status.SetText(text) })
+}
+
+func (e *env) datasetsChanged() {
+	for _, f := range e.onDatasetsChanged {
+		f()
+	}
+}
+
+func (e *env) runsChanged() {
+	for _, f := range e.onRunsChanged {
+		f()
+	}
+}
+
+// NewShell builds the main window of application a over studio st (nil
+// with openErr when the store could not be opened: the screens then say
+// why).
+func NewShell(a fyne.App, st *app.Studio, openErr error) *Shell {
 	w := a.NewWindow(Title)
 	w.SetIcon(Icon)
 	s := &Shell{Window: w, Status: widget.NewLabel("Ready")}
+	s.Status.Truncation = fyne.TextTruncateEllipsis
+	e := &env{app: a, win: w, studio: st, err: openErr, bridge: newBridge(), status: s.Status, project: app.DefaultProject}
+	s.env = e
+	if st == nil && openErr != nil {
+		s.Status.SetText("No data directory: " + openErr.Error())
+	}
+	s.Settings = newSettingsScreen(e)
+	s.Compose = newComposeScreen(e)
+	s.Datasets = newDatasetsScreen(e)
+	s.Training = newTrainingScreen(e)
 	s.Tabs = container.NewAppTabs(
-		container.NewTabItem("Compose", newComposeScreen()),
-		container.NewTabItem("Datasets", newDatasetsScreen()),
-		container.NewTabItem("Training", newTrainingScreen()),
-		container.NewTabItem("Settings", newSettingsScreen()),
+		container.NewTabItem("Compose", s.Compose.root),
+		container.NewTabItem("Datasets", s.Datasets.root),
+		container.NewTabItem("Training", s.Training.root),
+		container.NewTabItem("Settings", s.Settings.root),
 	)
 	s.Tabs.SetTabLocation(container.TabLocationTop)
+	s.Tabs.OnSelected = func(*container.TabItem) { s.Training.setVisible(s.Tabs.SelectedIndex() == 2) }
 	w.SetContent(container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), s.Status), nil, nil, s.Tabs))
 	w.Resize(fyne.NewSize(1100, 720))
+	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
+		for _, u := range uris {
+			if s.Datasets.importDropped(u.Path()) {
+				s.Tabs.SelectIndex(1)
+				return
+			}
+		}
+	})
+	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeySpace && s.Tabs.SelectedIndex() == 0 {
+			s.Compose.togglePlay()
+		}
+	})
 	return s
+}
+
+// Close stops what the screens run (a training run is paused with a
+// checkpoint, playback stops, the sampler ends).
+func (s *Shell) Close() {
+	s.Training.close()
+	s.Compose.close()
+	s.Datasets.close()
+	s.env.bridge.Close()
 }
 
 // Select shows the named screen (one of ScreenNames).
@@ -60,6 +140,7 @@ func (s *Shell) Select(name string) error {
 	for i, n := range ScreenNames {
 		if n == strings.ToLower(name) {
 			s.Tabs.SelectIndex(i)
+			s.Training.setVisible(i == 2)
 			return nil
 		}
 	}
@@ -67,6 +148,4 @@ func (s *Shell) Select(name string) error {
 }
 
 // SetStatus shows text in the status line; safe from any goroutine.
-func (s *Shell) SetStatus(text string) {
-	fyne.Do(func() { s.Status.SetText(text) })
-}
+func (s *Shell) SetStatus(text string) { s.env.setStatus(text) }

@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+
+	"github.com/amtstudio/amt/app"
 )
 
 // snapshotDir is where captures are saved for a person to look at
@@ -16,7 +19,9 @@ const snapshotDir = "testdata/out"
 
 func TestShellHasFourScreensAndStatus(t *testing.T) {
 	a := test.NewTempApp(t)
-	s := NewShell(a)
+	st := tempStudio(t)
+	s := NewShell(a, st, nil)
+	defer s.Close()
 	defer s.Window.Close()
 	if got := len(s.Tabs.Items); got != 4 {
 		t.Fatalf("tabs = %d, want 4", got)
@@ -42,17 +47,30 @@ func TestShellHasFourScreensAndStatus(t *testing.T) {
 	waitFor(t, func() bool { return s.Status.Text == "Importing" })
 }
 
-// waitFor polls cond, since fyne.Do may run asynchronously.
+// waitFor polls cond on the UI goroutine (fyne.Do may run asynchronously)
+// for up to a minute.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	for i := 0; i < 200; i++ {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
 		done := false
 		fyne.DoAndWait(func() { done = cond() })
 		if done {
 			return
 		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("condition not met")
+}
+
+func tempStudio(t *testing.T) *app.Studio {
+	t.Helper()
+	st, err := app.OpenStudio(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 func TestSnapshotEachScreen(t *testing.T) {

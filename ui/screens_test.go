@@ -1,0 +1,171 @@
+package ui
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/storage"
+)
+
+func TestEachScreenRendersWithoutStore(t *testing.T) {
+	a := test.NewTempApp(t)
+	s := NewShell(a, nil, storage.ErrInUse)
+	defer s.Close()
+	s.Window.Resize(fyne.NewSize(900, 600))
+	for _, n := range ScreenNames {
+		if err := s.Select(n); err != nil {
+			t.Fatal(err)
+		}
+		if img := s.Window.Canvas().Capture(); img.Bounds().Dx() == 0 {
+			t.Fatalf("%s: empty capture", n)
+		}
+	}
+	if got := s.Status.Text; got != "No data directory: "+storage.ErrInUse.Error() {
+		t.Errorf("status = %q", got)
+	}
+}
+
+func TestComposeGenerateAddsPieceToHistory(t *testing.T) {
+	a := test.NewTempApp(t)
+	st := tempStudio(t)
+	model := t.TempDir()
+	if err := app.WriteRandomModel(model, "tiny", 5); err != nil {
+		t.Fatal(err)
+	}
+	s := NewShell(a, st, nil)
+	defer s.Close()
+	s.Window.Resize(fyne.NewSize(1100, 720))
+	c := s.Compose
+	if c.model.Selected != defaultModelLabel || !c.noModel.Visible() {
+		t.Fatalf("with no trained model: model %q, no-model note visible %v", c.model.Selected, c.noModel.Visible())
+	}
+	test.Type(c.prompt, "calm piano waltz in D minor, 90 bpm, 8 bars")
+	if c.meter.Selected != "3/4" || c.key.Selected != "D minor" || c.tempo.Text != "90" || c.bars.Text != "8" || c.instruments.Text != "0" {
+		t.Fatalf("chips: meter %q key %q tempo %q bars %q instruments %q", c.meter.Selected, c.key.Selected, c.tempo.Text, c.bars.Text, c.instruments.Text)
+	}
+	// Generate without a model says so and stores nothing.
+	test.Tap(c.generate)
+	if len(c.pieces) != 0 {
+		t.Fatal("a piece without a model")
+	}
+	c.modelDirs["Folder tiny"] = model
+	c.refreshModels()
+	c.model.SetSelected("Folder tiny")
+	c.length.SetText("300")
+	c.meter.SetSelected("4/4") // the user's edit overrides the prompt
+	test.Tap(c.generate)
+	waitFor(t, func() bool { return len(c.pieces) == 1 && c.running == nil })
+	p := c.pieces[0]
+	if p.Prompt != "calm piano waltz in D minor, 90 bpm, 8 bars" || p.Attrs.MeterNum != 4 || p.Attrs.KeyTonic != 2 {
+		t.Fatalf("piece = %+v, want the prompt with the 4/4 edit and D minor", p.Piece)
+	}
+	if c.current == nil || c.roll.BarCount() == 0 || c.evalText.Text == "" {
+		t.Fatalf("result not shown: score %v, bars %d, evaluation %q", c.current != nil, c.roll.BarCount(), c.evalText.Text)
+	}
+	// Enter generates too; newest first.
+	c.prompt.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	waitFor(t, func() bool { return len(c.pieces) == 2 && c.running == nil })
+	if c.pieces[0].ID <= c.pieces[1].ID {
+		t.Errorf("history not newest first: %d, %d", c.pieces[0].ID, c.pieces[1].ID)
+	}
+	// The history survives a restart.
+	s2 := NewShell(a, st, nil)
+	defer s2.Close()
+	if len(s2.Compose.pieces) != 2 || s2.Compose.current == nil {
+		t.Fatalf("after restart: %d pieces, current %v", len(s2.Compose.pieces), s2.Compose.current != nil)
+	}
+}
+
+func TestImportFolderFillsTable(t *testing.T) {
+	a := test.NewTempApp(t)
+	st := tempStudio(t)
+	corpus := t.TempDir()
+	if err := writeDemoCorpus(corpus, 6); err != nil {
+		t.Fatal(err)
+	}
+	s := NewShell(a, st, nil)
+	defer s.Close()
+	s.Window.Resize(fyne.NewSize(1100, 720))
+	d := s.Datasets
+	if !s.Datasets.importDropped(corpus) {
+		t.Fatal("a dropped folder was not imported")
+	}
+	waitFor(t, func() bool { return len(d.all) == 7 && d.importB.Disabled() == false })
+	if len(d.rows) != 7 || d.dataset.Selected != filepath.Base(corpus) {
+		t.Fatalf("rows %d dataset %q", len(d.rows), d.dataset.Selected)
+	}
+	d.failedOnly.SetChecked(true)
+	if len(d.rows) != 1 || d.rows[0].Path != "broken.mid" {
+		t.Fatalf("failed filter: %d rows", len(d.rows))
+	}
+	d.failedOnly.SetChecked(false)
+	test.Type(d.search, "tune 3")
+	if len(d.rows) != 1 || cellText(d.rows[0], 0) != "Demo tune 3" {
+		t.Fatalf("search: %d rows", len(d.rows))
+	}
+	d.search.SetText("")
+	d.sortBy.SetSelected("Tempo")
+	for i := 1; i < len(d.rows); i++ {
+		if d.rows[i-1].Meta != nil && d.rows[i].Meta != nil && d.rows[i-1].Meta.TempoBPM > d.rows[i].Meta.TempoBPM {
+			t.Fatalf("not sorted by tempo at %d", i)
+		}
+	}
+	d.table.Select(fyneTableCell(len(d.rows) - 1))
+	if d.previewScore == nil || d.preview.BarCount() == 0 {
+		t.Fatal("clicking a row did not preview it")
+	}
+	if d.verdict.Text == "" {
+		t.Error("no verdict after the import")
+	}
+}
+
+func TestTrainingRunDrawsLossCurve(t *testing.T) {
+	a := test.NewTempApp(t)
+	st := tempStudio(t)
+	corpus := t.TempDir()
+	if err := writeDemoCorpus(corpus, 12); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Ingest(context.Background(), st.Store, app.IngestOptions{Project: app.DefaultProject, Dir: corpus}); err != nil {
+		t.Fatal(err)
+	}
+	s := NewShell(a, st, nil)
+	defer s.Close()
+	s.Window.Resize(fyne.NewSize(1100, 720))
+	tr := s.Training
+	tr.refresh()
+	if tr.dataset.Selected == "" {
+		t.Fatal("no dataset offered")
+	}
+	tr.preset.SetSelected("tiny")
+	tr.steps.SetText("20")
+	tr.batch.SetText("2")
+	tr.context_.SetText("32")
+	test.Tap(tr.start)
+	waitFor(t, func() bool { return tr.ends.Load() == 1 })
+	if n := tr.loss.Len("train loss"); n != 20 {
+		t.Fatalf("train loss points = %d, want 20", n)
+	}
+	if tr.loss.Len("val loss") == 0 || tr.speed.Len("tokens/s") != 20 {
+		t.Errorf("val points %d, speed points %d", tr.loss.Len("val loss"), tr.speed.Len("tokens/s"))
+	}
+	if tr.checkpoints.Text == "Checkpoints: none yet" {
+		t.Error("no checkpoint listed")
+	}
+	runs, _ := st.TrainRuns(app.DefaultProject)
+	if len(runs) != 1 || runs[0].Status != storage.RunDone {
+		t.Fatalf("runs = %+v", runs)
+	}
+	// Compose now offers the trained model.
+	if s.Compose.model.Selected == defaultModelLabel {
+		t.Error("compose does not offer the trained model")
+	}
+}
+
+func fyneTableCell(row int) widget.TableCellID { return widget.TableCellID{Row: row, Col: 0} }

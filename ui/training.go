@@ -1,0 +1,582 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/monitor"
+	"github.com/amtstudio/amt/storage"
+	"github.com/amtstudio/amt/ui/widgets"
+)
+
+// Training alert thresholds.
+const (
+	ramAlertPercent = 80  // RAM use above this
+	slowFraction    = 0.5 // tokens/s below this share of the run's median
+	starvedFraction = 0.5 // data wait above this share of a step
+)
+
+type trainingScreen struct {
+	e    *env
+	root fyne.CanvasObject
+
+	dataset                                    *widget.Select
+	preset                                     *widget.Select
+	context_, batch, lr, steps, accum, workers *widget.Entry
+	device                                     *widget.RadioGroup
+	start, pause, resume, stop, listen         *widget.Button
+	progress                                   *widget.ProgressBar
+	info, alerts, checkpoints                  *widget.Label
+	loss, speed                                *widgets.LineChart
+	resources                                  *widgets.ResourceGraph
+	disk                                       *widget.Label
+	stages                                     *widgets.StageChart
+	runs                                       *widget.List
+	pastRuns                                   []storage.TrainRun
+	job                                        *app.TrainJob
+	pausedRun                                  uint64 // a stored run Resume continues
+	speeds                                     []float64
+	stageSum                                   [4]float64
+	lastRAM                                    float64
+	mu                                         sync.Mutex
+	visible                                    bool
+	sampler                                    *monitor.Sampler
+	samplerStop                                context.CancelFunc
+	ends                                       atomic.Int32 // run segments whose end was shown (tests)
+}
+
+func newTrainingScreen(e *env) *trainingScreen {
+	t := &trainingScreen{e: e}
+	def := app.DefaultTrainSpec()
+	t.dataset = widget.NewSelect(nil, nil)
+	t.preset = widget.NewSelect(gpt.PresetNames(), nil)
+	t.preset.Selected = def.Preset
+	entry := func(v string) *widget.Entry { w := widget.NewEntry(); w.SetText(v); return w }
+	t.context_ = entry(strconv.Itoa(def.Context))
+	t.batch = entry(strconv.Itoa(def.Batch))
+	t.lr = entry(strconv.FormatFloat(def.LR, 'g', -1, 64))
+	t.steps = entry(strconv.Itoa(def.Steps))
+	t.accum = entry(strconv.Itoa(def.Accum))
+	t.workers = entry("0")
+	t.device = widget.NewRadioGroup([]string{"CPU", "GPU"}, nil)
+	t.device.Horizontal = true
+	t.device.Selected = "CPU"
+	gpuWhy := widget.NewLabel("GPU: " + app.ErrNoGPUBackend.Error())
+	gpuWhy.Importance = widget.LowImportance
+	gpuWhy.Wrapping = fyne.TextWrapWord
+	t.device.OnChanged = func(v string) {
+		if v == "GPU" {
+			t.device.SetSelected("CPU")
+			e.setStatus("GPU training: " + app.ErrNoGPUBackend.Error())
+		}
+	}
+
+	t.start = widget.NewButtonWithIcon("Start", theme.MediaPlayIcon(), t.startRun)
+	t.start.Importance = widget.HighImportance
+	t.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), func() { t.halt(false) })
+	t.resume = widget.NewButtonWithIcon("Resume", theme.MediaReplayIcon(), t.resumeRun)
+	t.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), func() { t.halt(true) })
+	t.listen = widget.NewButtonWithIcon("Listen", theme.VolumeUpIcon(), t.listenSample)
+	t.progress = widget.NewProgressBar()
+	t.info = widget.NewLabel("No run yet.")
+	t.info.Truncation = fyne.TextTruncateEllipsis
+	t.alerts = widget.NewLabel("")
+	t.alerts.Importance = widget.DangerImportance
+	t.alerts.Wrapping = fyne.TextWrapWord
+	t.checkpoints = widget.NewLabel("")
+	t.checkpoints.Wrapping = fyne.TextWrapWord
+
+	t.loss = widgets.NewLineChart("Loss")
+	t.loss.SetAxisCaptions("step", "cross-entropy")
+	t.loss.AddSeries("train loss")
+	t.loss.AddSeries("val loss")
+	t.speed = widgets.NewLineChart("Throughput")
+	t.speed.SetAxisCaptions("step", "tokens/s")
+	t.speed.AddSeries("tokens/s")
+	t.resources = widgets.NewResourceGraph("Resources", 120, time.Second, "CPU %", "RAM %", "GPU %", "GPU mem %")
+	t.resources.SetThreshold(ramAlertPercent)
+	t.disk = widget.NewLabel("")
+	t.stages = widgets.NewStageChart("Stage breakdown (s)")
+
+	t.runs = widget.NewList(func() int { return len(t.pastRuns) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("run")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < len(t.pastRuns) {
+				r := t.pastRuns[id]
+				o.(*widget.Label).SetText(fmt.Sprintf("Run %d · %s · %s", r.ID, r.Status, r.Started.Local().Format("Jan 2 15:04")))
+			}
+		})
+	t.runs.OnSelected = func(id widget.ListItemID) {
+		if id < len(t.pastRuns) {
+			t.showPastRun(t.pastRuns[id])
+		}
+	}
+
+	form := widget.NewForm(
+		widget.NewFormItem("Dataset", t.dataset),
+		widget.NewFormItem("Preset", t.preset),
+		widget.NewFormItem("Context", t.context_),
+		widget.NewFormItem("Batch", t.batch),
+		widget.NewFormItem("Learning rate", t.lr),
+		widget.NewFormItem("Steps", t.steps),
+		widget.NewFormItem("Accumulation", t.accum),
+		widget.NewFormItem("Device", t.device),
+		widget.NewFormItem("", gpuWhy),
+		widget.NewFormItem("Workers", t.workers),
+	)
+	controls := container.NewHBox(t.start, t.pause, t.resume, t.stop, t.listen)
+	runsTitle := widget.NewLabelWithStyle("Past runs (click to compare)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	left := container.NewBorder(container.NewVBox(form, t.checkpoints), nil, nil, nil,
+		container.NewBorder(runsTitle, nil, nil, nil, t.runs))
+	charts := container.NewGridWithRows(2,
+		container.NewGridWithColumns(2, t.loss, t.speed),
+		container.NewGridWithColumns(2, container.NewBorder(nil, t.disk, nil, nil, t.resources), t.stages))
+	right := container.NewBorder(container.NewVBox(controls, t.progress, t.info, t.alerts), nil, nil, nil, charts)
+	split := container.NewHSplit(container.NewVScroll(left), right)
+	split.Offset = 0.3
+	t.root = split
+	t.refresh()
+	t.setButtons()
+	e.onDatasetsChanged = append(e.onDatasetsChanged, t.refresh)
+	e.onRunsChanged = append(e.onRunsChanged, t.refresh)
+	return t
+}
+
+// refresh reloads the datasets and the past runs; the newest run's
+// curves are shown while no run is live.
+func (t *trainingScreen) refresh() {
+	if t.e.studio == nil {
+		t.info.SetText("No data directory: " + fmt.Sprint(t.e.err))
+		return
+	}
+	list, _ := t.e.studio.Datasets(t.e.project)
+	var names []string
+	for _, d := range list {
+		names = append(names, d.Name)
+	}
+	t.dataset.Options = names
+	if !contains(names, t.dataset.Selected) {
+		t.dataset.Selected = ""
+		if len(names) > 0 {
+			t.dataset.Selected = names[len(names)-1]
+		}
+	}
+	t.dataset.Refresh()
+	t.pastRuns, _ = t.e.studio.TrainRuns(t.e.project)
+	t.runs.Refresh()
+	t.pausedRun = 0
+	for _, r := range t.pastRuns {
+		if app.Resumable(r) {
+			t.pausedRun = r.ID
+			break
+		}
+	}
+	if t.job == nil && len(t.pastRuns) > 0 {
+		t.showPastRun(t.pastRuns[0])
+		if t.pausedRun != 0 {
+			t.info.SetText(fmt.Sprintf("Run %d is %s: Resume continues it from its last checkpoint.", t.pausedRun, statusOf(t.pastRuns, t.pausedRun)))
+		}
+	}
+	t.setButtons()
+}
+
+func statusOf(runs []storage.TrainRun, id uint64) string {
+	for _, r := range runs {
+		if r.ID == id {
+			return r.Status
+		}
+	}
+	return ""
+}
+
+// showPastRun draws a stored run's curves (a live run keeps its own; a
+// past run is added as "run N" series to compare).
+func (t *trainingScreen) showPastRun(r storage.TrainRun) {
+	ms, err := t.e.studio.RunMetrics(r.ID)
+	if err != nil {
+		t.e.setStatus(err.Error())
+		return
+	}
+	if t.job != nil {
+		name := fmt.Sprintf("run %d", r.ID)
+		xy := ms["train_loss"]
+		t.loss.SetSeries(name, xy[0], xy[1])
+		return
+	}
+	t.loss.Clear()
+	t.speed.Clear()
+	tl, vl, sp := ms["train_loss"], ms["val_loss"], ms["tokens_per_s"]
+	t.loss.SetSeries("train loss", tl[0], tl[1])
+	t.loss.SetSeries("val loss", vl[0], vl[1])
+	t.speed.SetSeries("tokens/s", sp[0], sp[1])
+	t.loss.SetTitle(fmt.Sprintf("Loss · run %d (%s)", r.ID, r.Status))
+	var st [4]float64
+	for i, s := range r.Stages {
+		if i < 4 {
+			st[i] = s.BusySeconds
+		}
+	}
+	t.setStages(st)
+	t.showCheckpoints(t.e.studio.Store.Abs(r.ModelDir))
+	if n := len(tl[0]); n > 0 {
+		t.info.SetText(fmt.Sprintf("Run %d (%s): %d steps, last train loss %.4f", r.ID, r.Status, int(tl[0][n-1]), tl[1][n-1]))
+	}
+}
+
+func (t *trainingScreen) showCheckpoints(dir string) {
+	var lines []string
+	for _, c := range app.ListCheckpoints(dir) {
+		lines = append(lines, fmt.Sprintf("%s · %s · %.1f MB", c.Path, c.Modified.Local().Format("15:04:05"), float64(c.Bytes)/1e6))
+	}
+	if len(lines) == 0 {
+		t.checkpoints.SetText("Checkpoints: none yet")
+		return
+	}
+	t.checkpoints.SetText("Checkpoints:\n" + strings.Join(lines, "\n"))
+}
+
+func (t *trainingScreen) setStages(s [4]float64) {
+	d := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
+	t.stages.SetStages([]widgets.Stage{{Name: "data wait", Wait: d(s[0])}, {Name: "forward", Busy: d(s[1])},
+		{Name: "backward", Busy: d(s[2])}, {Name: "optimizer", Busy: d(s[3])}})
+}
+
+func (t *trainingScreen) setButtons() {
+	running := t.job != nil && t.job.Running()
+	set := func(b *widget.Button, on bool) {
+		if on {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+	set(t.start, !running && t.e.studio != nil)
+	set(t.pause, running)
+	set(t.stop, running || (t.job != nil && !running))
+	set(t.resume, !running && (t.job != nil || t.pausedRun != 0))
+	set(t.listen, t.job != nil || len(t.pastRuns) > 0)
+}
+
+func (t *trainingScreen) spec() (app.TrainSpec, error) {
+	s := app.DefaultTrainSpec()
+	s.Preset = t.preset.Selected
+	ints := []struct {
+		name string
+		e    *widget.Entry
+		dst  *int
+		min  int
+	}{{"context", t.context_, &s.Context, 1}, {"batch", t.batch, &s.Batch, 1}, {"steps", t.steps, &s.Steps, 1},
+		{"accumulation", t.accum, &s.Accum, 1}, {"workers", t.workers, &s.Workers, 0}}
+	for _, f := range ints {
+		v, err := strconv.Atoi(strings.TrimSpace(f.e.Text))
+		if err != nil || v < f.min {
+			return s, fmt.Errorf("%s %q: give a whole number ≥ %d", f.name, f.e.Text, f.min)
+		}
+		*f.dst = v
+	}
+	lr, err := strconv.ParseFloat(strings.TrimSpace(t.lr.Text), 64)
+	if err != nil || lr <= 0 || lr > 1 {
+		return s, fmt.Errorf("learning rate %q: give a number in (0, 1]", t.lr.Text)
+	}
+	s.LR = lr
+	s.ValEvery = max(1, s.Steps/20)
+	s.CheckpointEvery = max(1, s.Steps/10)
+	s.Device = "cpu"
+	return s, nil
+}
+
+func (t *trainingScreen) startRun() {
+	if t.e.studio == nil {
+		return
+	}
+	spec, err := t.spec()
+	if err != nil {
+		t.e.setStatus("Cannot train: " + err.Error())
+		return
+	}
+	if t.dataset.Selected == "" {
+		t.e.setStatus("Cannot train: import a dataset first (Datasets)")
+		return
+	}
+	j, err := t.e.studio.StartTraining(app.TrainJobConfig{Project: t.e.project, Dataset: t.dataset.Selected, Spec: spec})
+	if err != nil {
+		t.e.setStatus("Cannot train: " + err.Error())
+		return
+	}
+	t.attach(j, true)
+}
+
+func (t *trainingScreen) resumeRun() {
+	if t.job != nil && !t.job.Running() {
+		if err := t.job.Resume(); err != nil {
+			t.e.setStatus(err.Error())
+			return
+		}
+		t.attach(t.job, false)
+		return
+	}
+	if t.pausedRun == 0 {
+		return
+	}
+	j, err := t.e.studio.ResumeTraining(t.pausedRun)
+	if err != nil {
+		t.e.setStatus(err.Error())
+		return
+	}
+	t.attach(j, true)
+	// Show what the run did before.
+	ms, _ := t.e.studio.RunMetrics(j.RunID)
+	tl, vl, sp := ms["train_loss"], ms["val_loss"], ms["tokens_per_s"]
+	t.loss.SetSeries("train loss", tl[0], tl[1])
+	t.loss.SetSeries("val loss", vl[0], vl[1])
+	t.speed.SetSeries("tokens/s", sp[0], sp[1])
+}
+
+// attach shows job's events (fresh clears the charts).
+func (t *trainingScreen) attach(j *app.TrainJob, fresh bool) {
+	t.job = j
+	if fresh {
+		t.loss.Clear()
+		t.speed.Clear()
+		t.loss.AddSeries("train loss")
+		t.loss.AddSeries("val loss")
+		t.speed.AddSeries("tokens/s")
+		t.loss.SetTitle(fmt.Sprintf("Loss · run %d", j.RunID))
+		t.speeds = nil
+		t.stageSum = [4]float64{}
+	}
+	t.alerts.SetText("")
+	t.info.SetText(fmt.Sprintf("Run %d starting…", j.RunID))
+	t.setButtons()
+	t.updateSampler()
+	t.e.runsChanged()
+	go t.follow(j)
+}
+
+// follow turns the job's events into chart points; points accumulate
+// between redraws so none is lost to throttling.
+func (t *trainingScreen) follow(j *app.TrainJob) {
+	var mu sync.Mutex
+	var steps, vsteps, losses, vals, speeds []float64
+	for u := range j.Events() {
+		switch u.Kind {
+		case "start":
+			s := u.Start
+			t.e.bridge.Post("train.info", func() {
+				t.info.SetText(fmt.Sprintf("Run %d: %s model, %d parameters; %d pieces, %d tokens", u.RunID, s.Preset, s.Params, s.Pieces, s.Tokens))
+			})
+			continue
+		case "step":
+			e := u.Step
+			mu.Lock()
+			steps = append(steps, float64(e.Step))
+			losses = append(losses, e.Loss)
+			speeds = append(speeds, e.TokensPerSecond)
+			if e.ValLoss != nil {
+				vsteps = append(vsteps, float64(e.Step))
+				vals = append(vals, *e.ValLoss)
+			}
+			mu.Unlock()
+			t.e.bridge.Post("train.step", func() {
+				mu.Lock()
+				xs, ls, sp, vx, vl := steps, losses, speeds, vsteps, vals
+				steps, losses, speeds, vsteps, vals = nil, nil, nil, nil, nil
+				mu.Unlock()
+				for i := range xs {
+					t.loss.Append("train loss", xs[i], ls[i])
+					t.speed.Append("tokens/s", xs[i], sp[i])
+					t.speeds = append(t.speeds, sp[i])
+				}
+				for i := range vx {
+					t.loss.Append("val loss", vx[i], vl[i])
+				}
+				st := e.Stage
+				total := st.Data + st.Forward + st.Backward + st.Optimizer
+				t.stageSum[0] += st.Data
+				t.stageSum[1] += st.Forward
+				t.stageSum[2] += st.Backward
+				t.stageSum[3] += st.Optimizer
+				t.setStages(t.stageSum)
+				t.progress.SetValue(float64(e.Step) / float64(e.Steps))
+				t.info.SetText(fmt.Sprintf("Run %d · step %d/%d · loss %.4f · %.0f tokens/s · ETA %s", u.RunID, e.Step, e.Steps, e.Loss, e.TokensPerSecond, u.ETA.Round(time.Second)))
+				t.checkAlerts(e.TokensPerSecond, st.Data/math.Max(total, 1e-9))
+			})
+			continue
+		}
+		// The end of a segment.
+		t.e.bridge.Post("train.end", func() {
+			t.setButtons()
+			t.showCheckpoints(j.ModelDir)
+			msg := fmt.Sprintf("Run %d %s", u.RunID, u.Kind)
+			if u.Result != nil {
+				msg += fmt.Sprintf(" at step %d, train loss %.4f, %.0f tokens/s", u.Result.Steps, u.Result.TrainLoss, u.Result.TokensPerSecond)
+			}
+			if u.Err != nil {
+				msg += ": " + u.Err.Error()
+			}
+			t.info.SetText(msg)
+			t.e.status.SetText(msg)
+			t.updateSampler()
+			t.pastRuns, _ = t.e.studio.TrainRuns(t.e.project)
+			t.runs.Refresh()
+			t.e.runsChanged()
+			t.ends.Add(1)
+		})
+		return
+	}
+}
+
+// checkAlerts shows the run's alerts: RAM, throughput against the run's
+// median, a starved model.
+func (t *trainingScreen) checkAlerts(tps, dataShare float64) {
+	var a []string
+	if t.lastRAM > ramAlertPercent {
+		a = append(a, fmt.Sprintf("RAM at %.0f%% (above %d%%)", t.lastRAM, ramAlertPercent))
+	}
+	if n := len(t.speeds); n >= 5 {
+		s := append([]float64(nil), t.speeds...)
+		sort.Float64s(s)
+		if med := s[n/2]; tps < slowFraction*med {
+			a = append(a, fmt.Sprintf("throughput %.0f tokens/s is below half the run's median %.0f", tps, med))
+		}
+	}
+	if dataShare > starvedFraction {
+		a = append(a, fmt.Sprintf("starved: the model waited on data %.0f%% of the step", dataShare*100))
+	}
+	if len(a) == 0 {
+		t.alerts.SetText("")
+		return
+	}
+	msg := "⚠ " + strings.Join(a, " · ")
+	t.alerts.SetText(msg)
+	t.e.status.SetText(msg)
+}
+
+func (t *trainingScreen) halt(stop bool) {
+	j := t.job
+	if j == nil {
+		return
+	}
+	if !j.Running() {
+		if stop {
+			t.job = nil
+			t.refresh()
+		}
+		return
+	}
+	t.pause.Disable()
+	t.stop.Disable()
+	go func() {
+		if stop {
+			j.Stop()
+		} else {
+			j.Pause()
+		}
+	}()
+}
+
+// listenSample generates a short sample from the latest checkpoint's
+// model and shows it on the Compose screen's path (stored as a piece).
+func (t *trainingScreen) listenSample() {
+	dir := ""
+	if t.job != nil {
+		dir = t.job.ModelDir
+	} else if len(t.pastRuns) > 0 {
+		dir = t.e.studio.Store.Abs(t.pastRuns[0].ModelDir)
+	}
+	if dir == "" {
+		return
+	}
+	t.e.setStatus("Generating a sample from " + dir + "…")
+	go func() {
+		app.ForgetModel(dir)
+		res, err := t.e.studio.Compose(context.Background(), app.ComposeRequest{Project: t.e.project, Prompt: "sample from training", ModelDir: dir,
+			SampleSettings: app.SampleSettings{MaxTokens: 512, Temperature: 1, TopP: 0.95, Seed: uint64(time.Now().UnixNano() % 1e6)}})
+		if err != nil {
+			t.e.setStatus("Listen: " + err.Error())
+			return
+		}
+		t.e.setStatus(fmt.Sprintf("Sample piece %d: %d notes (in Compose's history)", res.Piece.ID, res.Score.NoteCount()))
+		t.e.bridge.Post("train.listen", func() { t.e.runsChanged() })
+	}()
+}
+
+// setVisible starts the resource sampler while the screen shows or a run
+// is live, and stops it otherwise.
+func (t *trainingScreen) setVisible(on bool) {
+	t.mu.Lock()
+	t.visible = on
+	t.mu.Unlock()
+	t.updateSampler()
+}
+
+func (t *trainingScreen) updateSampler() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	want := t.visible || (t.job != nil && t.job.Running())
+	if want && t.sampler == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		s, err := monitor.Start(ctx, monitor.Options{Interval: time.Second})
+		if err != nil {
+			cancel()
+			t.e.setStatus("Resource monitor: " + err.Error())
+			return
+		}
+		t.sampler, t.samplerStop = s, cancel
+		gpuErr := s.GPUError()
+		go func() {
+			for smp := range s.Samples() {
+				smp := smp
+				t.e.bridge.Post("train.resources", func() {
+					gpu, gmem := math.NaN(), math.NaN()
+					if len(smp.GPUs) > 0 {
+						gpu, gmem = smp.GPUs[0].UtilPercent, smp.GPUs[0].MemPercent
+					}
+					t.lastRAM = smp.RAMPercent
+					t.resources.Push(smp.CPUPercent, smp.RAMPercent, gpu, gmem)
+					g := ""
+					if gpuErr != nil {
+						g = " · " + gpuErr.Error()
+					}
+					t.disk.SetText(fmt.Sprintf("disk read %.1f MB/s · write %.1f MB/s · RSS %.0f MB%s", smp.DiskReadBps/1e6, smp.DiskWriteBps/1e6, float64(smp.ProcRSS)/1e6, g))
+				})
+			}
+		}()
+	}
+	if !want && t.sampler != nil {
+		t.samplerStop()
+		t.sampler.Stop()
+		t.sampler, t.samplerStop = nil, nil
+	}
+}
+
+// close pauses a live run (its checkpoint is written) and stops the
+// sampler.
+func (t *trainingScreen) close() {
+	if t.job != nil && t.job.Running() {
+		t.job.Pause()
+	}
+	t.mu.Lock()
+	t.visible = false
+	t.mu.Unlock()
+	t.job = nil
+	t.updateSampler()
+}
