@@ -36,6 +36,7 @@ type Backend struct {
 	jCEB   ceBackJob
 	jSS    ssJob
 	jAdam  adamJob
+	jZero  zeroJob
 }
 
 var _ nn.Backend = (*Backend)(nil)
@@ -66,7 +67,16 @@ func (b *Backend) Upload(dst nn.Buffer, src []float32) { copy(dst.Host(), src) }
 
 func (b *Backend) Download(dst []float32, src nn.Buffer) { copy(dst, src.Host()) }
 
-func (b *Backend) Zero(x nn.Buffer) { clear(x.Host()) }
+// Zero clears x, split over the workers when it is large (gradient buffers
+// of a training step are tens of MB).
+func (b *Backend) Zero(x nn.Buffer) {
+	b.jZero = zeroJob{x: x.Host()}
+	b.pool.run(len(b.jZero.x), 1<<18, &b.jZero)
+}
+
+type zeroJob struct{ x []float32 }
+
+func (j *zeroJob) Do(lo, hi, _ int) { clear(j.x[lo:hi]) }
 
 // scratchFor returns worker w's scratch of at least n floats.
 func (b *Backend) scratchFor(w, n int) []float32 {
