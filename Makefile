@@ -10,7 +10,7 @@ GO ?= go
 FUZZ := engine/midi:FuzzParse engine/synth:FuzzParseSF2
 FUZZTIME ?= 15s
 
-.PHONY: run test build setup setup-run vet unit fuzz smoke clean
+.PHONY: run test build setup setup-run vet unit fuzz smoke clean model
 
 run: setup-run build
 	./bin/amt
@@ -47,6 +47,11 @@ fuzz:
 smoke: build
 	@mkdir -p bin/smoke
 	scripts/xvfb-smoke.sh bin/amt bin/smoke/window.png
+
+# Rebuild the embedded default model from ../shared/data (about 45 minutes on
+# the 2-core VM; docs/MODEL.md): ingest, train, export to assets/model, eval.
+model: setup
+	scripts/make_model.sh
 
 clean:
 	rm -rf bin

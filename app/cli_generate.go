@@ -24,10 +24,13 @@ type GenerateResult struct {
 func init() {
 	c := &Command{
 		Name:    "generate",
-		Usage:   "generate --model DIR -o out.mid [--tokens N] [--seed S] [--temperature X] [--top-k K] [--top-p P] [--json]",
-		Summary: "generate a MIDI file with a trained model (attributes sampled by the model)",
+		Usage:   "generate [\"PROMPT\"] -o out.mid [--model DIR] [--wav out.wav] [--bars N] [--tokens N] [--seed S] [--temperature X] [--top-k K] [--top-p P] [--json]",
+		Summary: "generate a MIDI file from a prompt with the embedded default model (or --model DIR); --model without a prompt samples every attribute",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		if isPromptForm(c, args) { // app/model_generate.go
+			return runPromptGenerate(ctx, env, c, args)
+		}
 		fs := NewFlags(env, c)
 		model := fs.String("model", "", "model folder (config.json, model.safetensors, vocab.json)")
 		out := fs.String("o", "", "output MIDI file")

@@ -1,0 +1,318 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/amtstudio/amt/engine/eval"
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/text"
+	"github.com/amtstudio/amt/engine/token"
+	"github.com/amtstudio/amt/engine/train/condition"
+)
+
+// DefaultBars is the length of a generated piece when neither the prompt
+// nor the caller names one.
+const DefaultBars = 16
+
+// PromptRequest is one prompt-driven generation (the path of `amt generate
+// "PROMPT"`, the prompt suite and the Compose screen).
+type PromptRequest struct {
+	Prompt string
+	// Attrs, when set, replaces the attributes read from the prompt.
+	Attrs *token.Attributes
+	// Bars, when > 0, overrides the prompt's length; else the prompt's, else
+	// DefaultBars. The piece has exactly this many bars.
+	Bars        int
+	Seed        uint64
+	Temperature float64 // 0: DefaultSampling's
+	TopK        int
+	TopP        float64 // 0: DefaultSampling's
+	MaxTokens   int     // 0: enough for the bars
+	// OnToken (may be nil) sees the count of tokens sampled so far.
+	OnToken func(n int)
+}
+
+// Default sampling of the prompt path.
+const (
+	DefaultTemperature = 0.95
+	DefaultTopP        = 0.95
+)
+
+// PromptResult is a generated piece with what was asked and what it has.
+type PromptResult struct {
+	Score     *midi.Score
+	Requested token.Attributes // forced (instruments mapped to trained programs)
+	Decoded   token.Attributes // the sequence's prefix as sampled
+	Measured  MeasuredAttributes
+	Metrics   eval.Metrics
+	Adherence eval.Adherence
+	Tokens    []uint16
+	New       int
+	Seconds   float64
+}
+
+// MeasuredAttributes are the attributes as measured from the generated
+// score (what evaluation checks), in the shape of the request.
+type MeasuredAttributes struct {
+	TempoBPM float64 `json:"tempo_bpm"`
+	Key      string  `json:"key"`
+	KeyTonic int     `json:"key_tonic"`
+	KeyMinor bool    `json:"key_minor"`
+	MeterNum int     `json:"meter_num"`
+	MeterDen int     `json:"meter_den"`
+	Programs []int   `json:"programs"`
+	Drums    bool    `json:"drums"`
+	Bars     float64 `json:"bars"`
+}
+
+// RequestAttributes reads a prompt into the attributes to force: the
+// parser's attributes, density words mapped to density bins, requested
+// programs mapped onto programs the model was trained on, style left to
+// the model, and the length (bars > 0 overrides; default DefaultBars).
+func RequestAttributes(prompt string, v *token.Vocab, bars int) token.Attributes {
+	p := text.ParsePrompt(prompt)
+	a := p.Attrs
+	if a.Density < 0 {
+		switch p.Density {
+		case "sparse":
+			a.Density = v.DensityBin(3)
+		case "dense":
+			a.Density = v.DensityBin(20)
+		}
+	}
+	return finishRequest(a, bars)
+}
+
+func finishRequest(a token.Attributes, bars int) token.Attributes {
+	if a.Programs != nil {
+		a.Programs = condition.NearestPrograms(a.Programs)
+		if len(a.Programs) == 0 && (a.Drums == nil || !*a.Drums) {
+			a.Programs = nil // an empty list names nothing: left to the model
+		}
+	}
+	a.Style = -1
+	if bars > 0 {
+		a.Bars = bars
+	}
+	if a.Bars <= 0 {
+		a.Bars = DefaultBars
+	}
+	return a
+}
+
+// GenerateFromPrompt samples a piece that follows the prompt: the
+// attributes it names are forced in the prefix (the model samples or skips
+// the others), the grammar allows only the requested programs, the piece
+// has exactly the requested bars, and when the model's window fills the
+// prefix stays pinned (condition.Refill). The caller serialises calls on
+// one model.
+func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*PromptResult, error) {
+	v := m.Vocab
+	var a token.Attributes
+	if req.Attrs != nil {
+		a = finishRequest(*req.Attrs, req.Bars)
+	} else {
+		a = RequestAttributes(req.Prompt, v, req.Bars)
+	}
+	g := v.NewGrammar()
+	g.Force(a)
+	c := condition.NewBars(v, g, a.Bars)
+	temp, topP := req.Temperature, req.TopP
+	if temp == 0 {
+		temp = DefaultTemperature
+	}
+	if topP == 0 {
+		topP = DefaultTopP
+	}
+	maxTok := req.MaxTokens
+	if maxTok <= 0 {
+		maxTok = min(max(1024, a.Bars*200), 32768)
+	}
+	s := m.Net.NewSampler(0)
+	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed,
+		EOS: int(v.EOS), Constraint: c, Refill: func(hist []uint16) []uint16 { return condition.Refill(v, hist, s.W/2) }}
+	if req.OnToken != nil {
+		n := 0
+		opts.OnToken = func(uint16) error { n++; req.OnToken(n); return nil }
+	}
+	prompt := []uint16{v.BOS}
+	start := time.Now()
+	toks, err := s.Generate(ctx, prompt, opts)
+	if err != nil {
+		return nil, fmt.Errorf("generate: %w", err)
+	}
+	secs := time.Since(start).Seconds()
+	all := append(append([]uint16(nil), prompt...), toks...)
+	sc, dec, err := v.Decode(all)
+	if err != nil {
+		return nil, fmt.Errorf("generate: decode: %w", err)
+	}
+	clipToBars(sc, a.Bars)
+	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs}
+	mt, err := eval.Measure(sc)
+	if err != nil {
+		return nil, fmt.Errorf("generate: measure: %w", err)
+	}
+	r.Metrics = mt
+	r.Adherence = eval.Adhere(a, &mt)
+	r.Measured = MeasuredAttributes{TempoBPM: mt.TempoBPM, Key: mt.Key.String(), KeyTonic: mt.Key.Tonic, KeyMinor: mt.Key.Minor,
+		MeterNum: mt.MeterNum, MeterDen: mt.MeterDen, Programs: append([]int{}, mt.Programs...), Drums: mt.HasDrums, Bars: mt.Bars}
+	return r, nil
+}
+
+// PromptGenerateJSON is what `amt generate "PROMPT" --json` prints.
+type PromptGenerateJSON struct {
+	Prompt          string             `json:"prompt"`
+	Model           string             `json:"model"`
+	Out             string             `json:"out"`
+	WAV             string             `json:"wav,omitempty"`
+	Seed            uint64             `json:"seed"`
+	Requested       token.Attributes   `json:"requested"`
+	Measured        MeasuredAttributes `json:"measured"`
+	Adherence       eval.Adherence     `json:"adherence"`
+	Tokens          int                `json:"tokens"`
+	Seconds         float64            `json:"seconds"`
+	TokensPerSecond float64            `json:"tokens_per_second"`
+	Notes           int                `json:"notes"`
+	Tracks          int                `json:"tracks"`
+}
+
+// promptFlags are the flags of the prompt form of `amt generate`.
+type promptFlags struct {
+	model, out, wav *string
+	seed            *uint64
+	bars, topK, n   *int
+	temp, topP      *float64
+	jsonOut         *bool
+}
+
+func definePromptFlags(fs *flag.FlagSet) promptFlags {
+	return promptFlags{
+		model:   fs.String("model", "", "model folder (default: the embedded model)"),
+		out:     fs.String("o", "", "output MIDI file"),
+		wav:     fs.String("wav", "", "also render a WAV file"),
+		seed:    fs.Uint64("seed", 1, "sampling seed (same seed, same output)"),
+		bars:    fs.Int("bars", 0, "length in bars (default: the prompt's, else 16)"),
+		temp:    fs.Float64("temperature", DefaultTemperature, "sampling temperature (0: greedy)"),
+		topK:    fs.Int("top-k", 0, "sample among the K most likely tokens (0: all)"),
+		topP:    fs.Float64("top-p", DefaultTopP, "nucleus sampling mass (1: off)"),
+		n:       fs.Int("tokens", 0, "new tokens at most (default: enough for the bars)"),
+		jsonOut: fs.Bool("json", false, "print a JSON object"),
+	}
+}
+
+// isPromptForm reports whether `amt generate` arguments ask for the prompt
+// form: a prompt, or no --model (the embedded model). Only `--model DIR`
+// without a prompt is the model-only form.
+func isPromptForm(c *Command, args []string) bool {
+	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := definePromptFlags(fs)
+	pos, err := ParseInterleaved(fs, args)
+	if err != nil {
+		return true // the prompt form reports the usage error
+	}
+	return len(pos) > 0 || *f.model == ""
+}
+
+// runPromptGenerate is `amt generate "PROMPT" -o out.mid [--wav out.wav]
+// [--seed S] [--bars N] [--json]`, with the embedded model unless --model.
+func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string) error {
+	fs := NewFlags(env, c)
+	f := definePromptFlags(fs)
+	model, out, wav, seed, bars, temp, topK, topP, n, jsonOut := f.model, f.out, f.wav, f.seed, f.bars, f.temp, f.topK, f.topP, f.n, f.jsonOut
+	pos, err := ParseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return fmt.Errorf("%w: one prompt (quoted), got %d arguments", ErrUsage, len(pos))
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: -o out.mid is required", ErrUsage)
+	}
+	prompt := ""
+	if len(pos) == 1 {
+		prompt = pos[0]
+	}
+	var m *Model
+	if *model != "" {
+		if m, err = LoadModel(*model); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+		defer m.Close()
+	} else if m, err = DefaultModel(); err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	if *temp == 0 {
+		*temp = 1e-9 // greedy through the nucleus; 0 means default in PromptRequest
+	}
+	r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: prompt, Bars: *bars, Seed: *seed, Temperature: *temp,
+		TopK: *topK, TopP: *topP, MaxTokens: *n})
+	if err != nil {
+		return err
+	}
+	if err := midi.WriteFile(*out, r.Score); err != nil {
+		return err
+	}
+	if *wav != "" {
+		if _, err := RenderScore(ctx, r.Score, RenderOptions{Output: *wav}); err != nil {
+			return fmt.Errorf("generate: render %s: %w", *wav, err)
+		}
+	}
+	res := PromptGenerateJSON{Prompt: prompt, Model: m.Dir, Out: *out, WAV: *wav, Seed: *seed, Requested: r.Requested,
+		Measured: r.Measured, Adherence: r.Adherence, Tokens: r.New, Seconds: r.Seconds, Notes: r.Score.NoteCount(), Tracks: len(r.Score.Tracks)}
+	if r.Seconds > 0 {
+		res.TokensPerSecond = float64(r.New) / r.Seconds
+	}
+	if *jsonOut {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	fmt.Fprintf(env.Stdout, "wrote %s: %.0f bars, %d notes on %d tracks, %d tokens in %.2fs\n", *out, r.Measured.Bars, res.Notes, res.Tracks, res.Tokens, r.Seconds)
+	fmt.Fprintf(env.Stdout, "measured: %.0f bpm, %s, %d/%d, programs %v, drums %v\n", r.Measured.TempoBPM, r.Measured.Key,
+		r.Measured.MeterNum, r.Measured.MeterDen, r.Measured.Programs, r.Measured.Drums)
+	return nil
+}
+
+// clipToBars ends a decoded score at the end of bar n: notes still sounding
+// there are cut, so the piece is exactly n bars long (a generated last bar
+// may hold notes longer than what is left of it).
+func clipToBars(s *midi.Score, n int) {
+	if n <= 0 || s.TicksPerBeat <= 0 {
+		return
+	}
+	end := int64(0)
+	num, den, mi := 4, 4, 0
+	for b := 0; b < n; b++ {
+		for mi < len(s.Meters) && s.Meters[mi].Tick <= end {
+			if s.Meters[mi].Num > 0 && s.Meters[mi].Den > 0 {
+				num, den = s.Meters[mi].Num, s.Meters[mi].Den
+			}
+			mi++
+		}
+		end += int64(s.TicksPerBeat) * 4 * int64(num) / int64(den)
+	}
+	for ti := range s.Tracks {
+		notes := s.Tracks[ti].Notes[:0]
+		for _, nt := range s.Tracks[ti].Notes {
+			if nt.Tick >= end {
+				continue
+			}
+			if nt.Tick+nt.Dur > end {
+				nt.Dur = end - nt.Tick
+			}
+			notes = append(notes, nt)
+		}
+		s.Tracks[ti].Notes = notes
+	}
+	s.EndTick = end
+	s.ComputeSeconds()
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Rebuild the default model (issue 8, docs/MODEL.md) from the corpora in
+# ../shared/data: ingest the three corpora through the pipeline into a
+# scratch store, export their token shards, train with conditioned and
+# augmented examples, export float16 weights into assets/model, rebuild
+# bin/amt and run the prompt suite. Environment:
+#   AMT_MODEL_WORK  scratch folder (default /tmp/amt-model)
+#   STEPS BATCH CONTEXT PRESET  training shape (default 1000, 8, 512, small)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+DATA=${AMT_SHARED_DATA:-../shared/data}
+WORK=${AMT_MODEL_WORK:-/tmp/amt-model}
+STEPS=${STEPS:-1000}
+BATCH=${BATCH:-8}
+CONTEXT=${CONTEXT:-512}
+PRESET=${PRESET:-small}
+mkdir -p "$WORK"
+$GO build -o bin/amt .
+$GO build -o "$WORK/trainmodel" ./scripts/trainmodel
+rm -rf "$WORK/home" "$WORK/data"
+for c in pop909 nottingham openmsx; do
+  bin/amt ingest "$DATA/$c" --project model --home "$WORK/home"
+  bin/amt datasets --project model --home "$WORK/home" --export "$WORK/data/$c" --dataset "$c"
+done
+"$WORK/trainmodel" --data "$WORK/data" --out "$WORK/run" --preset "$PRESET" --steps "$STEPS" \
+  --batch "$BATCH" --context "$CONTEXT" --warmup 50 --val-every 100 --checkpoint-every 100
+"$WORK/trainmodel" --export "$WORK/run" --to assets/model
+$GO build -o bin/amt .
+bin/amt eval-model --corpus "$DATA"
