@@ -163,9 +163,9 @@ func newComposeScreen(e *env) *composeScreen {
 		container.NewBorder(nil, nil, nil, c.cancel, c.progress),
 	)
 	tools := container.NewHBox(c.play, exportMIDI, exportWAV, regen)
-	piece := container.NewBorder(container.NewVBox(c.title, tools), c.evalText, nil, nil, c.roll)
+	piece := container.NewBorder(container.NewVBox(c.title, tools), nil, nil, nil, c.roll)
 	histTitle := widget.NewLabelWithStyle("History", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	split := container.NewHSplit(piece, container.NewBorder(histTitle, nil, nil, nil, c.history))
+	split := container.NewHSplit(piece, container.NewVSplit(container.NewBorder(histTitle, nil, nil, nil, c.history), container.NewVScroll(c.evalText)))
 	split.Offset = 0.66
 	c.root = container.NewBorder(top, nil, nil, nil, split)
 
@@ -481,6 +481,8 @@ func (c *composeScreen) openPiece(p app.PieceRow) {
 		return
 	}
 	c.pb.stop()
+	c.prompt.SetText(p.Prompt)
+	c.setChips(p.Attrs)
 	c.current, c.currentName = sc, filepath.Base(p.Abs)
 	c.roll.SetScore(sc)
 	c.title.SetText(pieceTitle(p))
