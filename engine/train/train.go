@@ -369,6 +369,9 @@ func (r *Result) finish(start time.Time) {
 // and the state in one safetensors file, atomically: a crash leaves the old
 // checkpoint or the new one, never a mix.
 func saveCheckpoint(path string, m *gpt.Model, mBuf, vBuf nn.Buffer, st state) error {
+	if math.IsInf(st.BestValLoss, 1) {
+		st.BestValLoss = math.MaxFloat64 // JSON has no infinity; no validation yet
+	}
 	sj, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -412,6 +415,9 @@ func loadCheckpoint(path string, m *gpt.Model, mBuf, vBuf nn.Buffer, st *state, 
 	m.Backend().Upload(mBuf, mt.Data)
 	m.Backend().Upload(vBuf, vt.Data)
 	cs.Config = st.Config
+	if cs.BestValLoss == math.MaxFloat64 {
+		cs.BestValLoss = math.Inf(1)
+	}
 	*st = cs
 	return nil
 }
