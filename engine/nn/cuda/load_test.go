@@ -24,8 +24,11 @@ func TestOpenWithoutDriver(t *testing.T) {
 
 // A file that is not a library, and a library that is not the driver.
 func TestOpenFakeDriver(t *testing.T) {
-	abs, _ := filepath.Abs("testdata/fake_libcuda.so.1")
-	_, err := Open(Options{DriverPath: abs})
+	fake := filepath.Join(t.TempDir(), "libcuda.so.1")
+	if err := os.WriteFile(fake, []byte("this is not a shared library\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(Options{DriverPath: fake})
 	if !errors.Is(err, ErrNoDriver) || !strings.Contains(err.Error(), "is not a loadable library") {
 		t.Errorf("text file as driver: %v", err)
 	}

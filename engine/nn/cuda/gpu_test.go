@@ -1,0 +1,417 @@
+//go:build cuda && cgo && linux
+
+// GPU tests: every kernel against the CPU backend on random inputs, a
+// 50-step training run against the CPU loss curve, greedy generation equal
+// on both, and the GPU benchmarks. Build here with
+//
+//	go test -c -tags cuda -o amt-cuda.test ./engine/nn/cuda
+//
+// and run on the GPU machine (docs/GPU.md). They skip when no GPU opens.
+package cuda_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/nn"
+	"github.com/amtstudio/amt/engine/nn/cpu"
+	"github.com/amtstudio/amt/engine/nn/cuda"
+)
+
+func openGPU(tb testing.TB, p cuda.Precision) *cuda.Backend {
+	tb.Helper()
+	be, err := cuda.Open(cuda.Options{Precision: p})
+	if err != nil {
+		tb.Skipf("no GPU backend: %v", err)
+	}
+	tb.Cleanup(be.Close)
+	return be
+}
+
+// pair holds the same tensors on both backends.
+type pair struct {
+	c      *cpu.Backend
+	g      *cuda.Backend
+	rng    *rand.Rand
+	cb, gb []nn.Buffer
+	host   [][]float32
+}
+
+func newPair(t *testing.T, p cuda.Precision) *pair {
+	c := cpu.NewWorkers(2)
+	t.Cleanup(c.Close)
+	return &pair{c: c, g: openGPU(t, p), rng: rand.New(rand.NewPCG(1, 2))}
+}
+
+// buf makes a tensor of n values (uniform in [-s, s]; s = 0 for zeros) on both.
+func (p *pair) buf(n int, s float32) int {
+	h := make([]float32, n)
+	for i := range h {
+		h[i] = (p.rng.Float32()*2 - 1) * s
+	}
+	cb, gb := p.c.Alloc(n), p.g.Alloc(n)
+	p.c.Upload(cb, h)
+	p.g.Upload(gb, h)
+	p.cb, p.gb, p.host = append(p.cb, cb), append(p.gb, gb), append(p.host, h)
+	return len(p.cb) - 1
+}
+
+// check compares tensor i on both backends: max |gpu-cpu| / max(1, max|cpu|).
+func (p *pair) check(t *testing.T, name string, i int, tol float64) {
+	t.Helper()
+	n := p.cb[i].Len()
+	want, got := make([]float32, n), make([]float32, n)
+	p.c.Download(want, p.cb[i])
+	p.g.Download(got, p.gb[i])
+	if err := p.g.Err(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	scale, worst, at := 1.0, 0.0, 0
+	for _, v := range want {
+		scale = math.Max(scale, math.Abs(float64(v)))
+	}
+	for j := range want {
+		d := math.Abs(float64(got[j]) - float64(want[j]))
+		if d > worst || math.IsNaN(d) {
+			worst, at = d, j
+		}
+	}
+	if worst/scale > tol || math.IsNaN(worst) {
+		t.Errorf("%s: max error %.3g (relative %.3g > %.3g) at %d: gpu %v cpu %v", name, worst, worst/scale, tol, at, got[at], want[at])
+	}
+}
+
+func tokens(rng *rand.Rand, n, V int) []int32 {
+	t := make([]int32, n)
+	for i := range t {
+		t[i] = int32(rng.IntN(V))
+	}
+	return t
+}
+
+func TestGPUKernelsMatchCPU(t *testing.T) {
+	const tol = 2e-5
+	t.Run("encoder", func(t *testing.T) {
+		p := newPair(t, cuda.FP32)
+		B, T, C, V := 3, 17, 40, 11
+		tok := tokens(p.rng, B*T, V)
+		out, wte, wpe := p.buf(B*T*C, 0), p.buf(V*C, 1), p.buf(T*C, 1)
+		dout, dwte, dwpe := p.buf(B*T*C, 1), p.buf(V*C, 0), p.buf(T*C, 0)
+		for _, be := range []struct {
+			b  nn.Backend
+			bs []nn.Buffer
+		}{{p.c, p.cb}, {p.g, p.gb}} {
+			be.b.EncoderForward(be.bs[out], be.bs[wte], be.bs[wpe], tok, B, T, C)
+			be.b.EncoderBackward(be.bs[dwte], be.bs[dwpe], be.bs[dout], tok, B, T, C)
+		}
+		p.check(t, "out", out, tol)
+		p.check(t, "dwte", dwte, tol)
+		p.check(t, "dwpe", dwpe, tol)
+	})
+	t.Run("layernorm", func(t *testing.T) {
+		p := newPair(t, cuda.FP32)
+		N, C := 200, 96
+		out, mean, rstd, inp, w, b := p.buf(N*C, 0), p.buf(N, 0), p.buf(N, 0), p.buf(N*C, 2), p.buf(C, 1), p.buf(C, 1)
+		dinp, dw, db, dout := p.buf(N*C, 1), p.buf(C, 1), p.buf(C, 1), p.buf(N*C, 1)
+		for _, x := range []struct {
+			b  nn.Backend
+			bs []nn.Buffer
+		}{{p.c, p.cb}, {p.g, p.gb}} {
+			s := x.bs
+			x.b.LayerNormForward(s[out], s[mean], s[rstd], s[inp], s[w], s[b], N, C, 1e-5)
+			x.b.LayerNormBackward(s[dinp], s[dw], s[db], s[dout], s[inp], s[w], s[mean], s[rstd], N, C)
+		}
+		for _, c := range []struct {
+			n string
+			i int
+		}{{"out", out}, {"mean", mean}, {"rstd", rstd}, {"dinp", dinp}, {"dw", dw}, {"db", db}} {
+			p.check(t, c.n, c.i, 1e-4)
+		}
+	})
+	for _, prec := range []cuda.Precision{cuda.FP32, cuda.TF32, cuda.BF16} {
+		for _, wT := range []bool{false, true} {
+			t.Run(fmt.Sprintf("matmul/%s/wT=%v", prec, wT), func(t *testing.T) {
+				p := newPair(t, prec)
+				N, C, OC := 70, 48, 100
+				tl := map[cuda.Precision]float64{cuda.FP32: 1e-5, cuda.TF32: 5e-3, cuda.BF16: 2e-2}[prec]
+				out, inp, w, bias := p.buf(N*OC, 0), p.buf(N*C, 1), p.buf(C*OC, 1), p.buf(OC, 1)
+				dinp, dw, dbias, dout := p.buf(N*C, 1), p.buf(C*OC, 1), p.buf(OC, 1), p.buf(N*OC, 1)
+				for _, x := range []struct {
+					b  nn.Backend
+					bs []nn.Buffer
+				}{{p.c, p.cb}, {p.g, p.gb}} {
+					s := x.bs
+					x.b.MatmulForward(s[out], s[inp], s[w], s[bias], N, C, OC, wT)
+					x.b.MatmulBackward(s[dinp], s[dw], s[dbias], s[dout], s[inp], s[w], N, C, OC, wT)
+				}
+				p.check(t, "out", out, tl)
+				p.check(t, "dinp", dinp, tl)
+				p.check(t, "dw", dw, tl)
+				p.check(t, "dbias", dbias, 1e-5)
+			})
+		}
+	}
+	for _, sh := range []struct{ B, T, C, NH int }{{2, 1, 32, 2}, {2, 7, 32, 2}, {2, 130, 128, 2}, {1, 200, 256, 4}, {2, 70, 256, 2}} {
+		t.Run(fmt.Sprintf("attention/B%dT%dC%dNH%d", sh.B, sh.T, sh.C, sh.NH), func(t *testing.T) {
+			p := newPair(t, cuda.FP32)
+			B, T, C, NH := sh.B, sh.T, sh.C, sh.NH
+			out, att, qkv := p.buf(B*T*C, 0), p.buf(B*NH*T*T, 0), p.buf(B*T*3*C, 1)
+			dqkv, dout := p.buf(B*T*3*C, 1), p.buf(B*T*C, 1)
+			for _, x := range []struct {
+				b  nn.Backend
+				bs []nn.Buffer
+			}{{p.c, p.cb}, {p.g, p.gb}} {
+				s := x.bs
+				x.b.AttentionForward(s[out], s[att], s[qkv], B, T, C, NH)
+				x.b.AttentionBackward(s[dqkv], s[dout], s[qkv], s[att], B, T, C, NH)
+			}
+			p.check(t, "out", out, 1e-4)
+			p.check(t, "dqkv", dqkv, 1e-4)
+		})
+	}
+	t.Run("attention-step", func(t *testing.T) {
+		p := newPair(t, cuda.FP32)
+		T, C, NH := 300, 256, 4
+		out, att, qkv := p.buf(C, 0), p.buf(NH*T*T, 0), p.buf(T*3*C, 1)
+		for _, pos := range []int{0, 1, 63, 299} {
+			p.c.AttentionStep(p.cb[out], p.cb[att], p.cb[qkv], pos, T, C, NH)
+			p.g.AttentionStep(p.gb[out], p.gb[att], p.gb[qkv], pos, T, C, NH)
+			p.check(t, fmt.Sprintf("out@%d", pos), out, 1e-5)
+		}
+	})
+	t.Run("elementwise", func(t *testing.T) {
+		p := newPair(t, cuda.FP32)
+		n := 10007
+		a, b, o, g, d := p.buf(n, 4), p.buf(n, 1), p.buf(n, 0), p.buf(n, 0), p.buf(n, 1)
+		for _, x := range []struct {
+			b  nn.Backend
+			bs []nn.Buffer
+		}{{p.c, p.cb}, {p.g, p.gb}} {
+			s := x.bs
+			x.b.GeluForward(s[o], s[a], n)
+			x.b.GeluBackward(s[g], s[a], s[d], n)
+			x.b.Add(s[b], s[b], s[o], n)
+			x.b.Accumulate(s[d], s[b], n)
+		}
+		p.check(t, "gelu", o, 1e-5)
+		p.check(t, "gelu'", g, 1e-5)
+		p.check(t, "add", b, 1e-5)
+		p.check(t, "accumulate", d, 1e-5)
+		cs, gs := p.c.SumSquares(p.cb[a]), p.g.SumSquares(p.gb[a])
+		if math.Abs(cs-gs) > 1e-9*cs {
+			t.Errorf("SumSquares: gpu %v cpu %v", gs, cs)
+		}
+	})
+	t.Run("crossentropy", func(t *testing.T) {
+		p := newPair(t, cuda.FP32)
+		N, V := 33, 1030
+		tg := tokens(p.rng, N, V)
+		tg[3], tg[9] = -1, -1
+		losses, probs, logits, dl := p.buf(N, 0), p.buf(N*V, 0), p.buf(N*V, 5), p.buf(N*V, 1)
+		for _, x := range []struct {
+			b  nn.Backend
+			bs []nn.Buffer
+		}{{p.c, p.cb}, {p.g, p.gb}} {
+			s := x.bs
+			x.b.CrossEntropyForward(s[losses], s[probs], s[logits], tg, N, V)
+			x.b.CrossEntropyBackward(s[dl], s[probs], tg, N, V, 0.25)
+		}
+		p.check(t, "losses", losses, 1e-5)
+		p.check(t, "probs", probs, 1e-5)
+		p.check(t, "dlogits", dl, 1e-5)
+	})
+	t.Run("adamw", func(t *testing.T) {
+		p := newPair(t, cuda.FP32)
+		n := 5000
+		par, g, m, v := p.buf(n, 1), p.buf(n, 1), p.buf(n, 0), p.buf(n, 0)
+		for step := 1; step <= 3; step++ {
+			hp := nn.AdamW{LR: 1e-2, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.1, Step: step, GradScale: 0.5}
+			p.c.AdamWUpdate(p.cb[par], p.cb[g], p.cb[m], p.cb[v], hp)
+			p.g.AdamWUpdate(p.gb[par], p.gb[g], p.gb[m], p.gb[v], hp)
+		}
+		p.check(t, "params", par, 1e-5)
+		p.check(t, "m", m, 1e-5)
+		p.check(t, "v", v, 1e-5)
+	})
+}
+
+// trainLosses trains the tiny preset for steps on a fixed stream and
+// returns the loss of each step.
+func trainLosses(t *testing.T, be nn.Backend, steps int) []float64 {
+	c, _ := gpt.Preset("tiny", 97)
+	m, err := gpt.New(be, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Init(7)
+	n := m.NumParams()
+	mo, vo := be.Alloc(n), be.Alloc(n)
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := make([]int32, 4096)
+	for i := range data { // a learnable stream: mostly a cycle, some noise
+		data[i] = int32((i*7)%97 + rng.IntN(2))
+	}
+	B, T := 4, 64
+	in, tg := make([]int32, B*T), make([]int32, B*T)
+	var losses []float64
+	for s := 1; s <= steps; s++ {
+		for b := 0; b < B; b++ {
+			off := rng.IntN(len(data) - T - 1)
+			copy(in[b*T:], data[off:off+T])
+			copy(tg[b*T:], data[off+1:off+T+1])
+		}
+		l, err := m.Forward(in, tg, B, T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.ZeroGrad()
+		if err := m.Backward(1); err != nil {
+			t.Fatal(err)
+		}
+		norm := math.Sqrt(be.SumSquares(m.Grads()))
+		scale := float32(1)
+		if norm > 1 {
+			scale = float32(1 / norm)
+		}
+		be.AdamWUpdate(m.Params(), m.Grads(), mo, vo, nn.AdamW{LR: 3e-3, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, Step: s, GradScale: scale})
+		losses = append(losses, float64(l))
+	}
+	return losses
+}
+
+func TestGPUTrainingTracksCPU(t *testing.T) {
+	for _, c := range []struct {
+		p   cuda.Precision
+		tol float64
+	}{{cuda.FP32, 2e-3}, {cuda.BF16, 5e-2}} {
+		t.Run(c.p.String(), func(t *testing.T) {
+			g := openGPU(t, c.p)
+			cp := cpu.NewWorkers(2)
+			defer cp.Close()
+			want, got := trainLosses(t, cp, 50), trainLosses(t, g, 50)
+			if err := g.Err(); err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if math.Abs(got[i]-want[i]) > c.tol {
+					t.Errorf("step %d: gpu loss %.5f, cpu %.5f (tolerance %g)", i+1, got[i], want[i], c.tol)
+				}
+			}
+			if want[49] > want[0]-0.5 {
+				t.Errorf("the CPU run did not learn (%.3f → %.3f): the comparison says little", want[0], want[49])
+			}
+			t.Logf("loss %.4f → %.4f (cpu %.4f → %.4f)", got[0], got[49], want[0], want[49])
+		})
+	}
+}
+
+func TestGPUGreedyGenerationMatchesCPU(t *testing.T) {
+	g := openGPU(t, cuda.FP32)
+	cp := cpu.NewWorkers(2)
+	defer cp.Close()
+	gen := func(be nn.Backend) []uint16 {
+		c, _ := gpt.Preset("tiny", 97)
+		m, err := gpt.New(be, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Init(11)
+		s := m.NewSampler(64) // short window: exercises the slide (re-prefill) too
+		out, err := s.Generate(context.Background(), []uint16{1, 5, 9}, gpt.SampleOptions{MaxTokens: 150, Temperature: 0, EOS: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want, got := gen(cp), gen(g)
+	if fmt.Sprint(want) != fmt.Sprint(got) {
+		t.Fatalf("greedy tokens differ:\ncpu %v\ngpu %v", want, got)
+	}
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// benchTrain: forward + backward + AdamW per iteration, preset at
+// AMT_BENCH_B × AMT_BENCH_T (default 16 × 1024, as scripts/bench_pytorch_gpt2.py).
+func benchTrain(b *testing.B, preset string) {
+	prec, _ := cuda.ParsePrecision(os.Getenv("AMT_CUDA_PRECISION"))
+	g := openGPU(b, prec)
+	g.EnableStageTiming(true)
+	c, _ := gpt.Preset(preset, 1030)
+	m, err := gpt.New(g, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Init(1)
+	B, T := envInt("AMT_BENCH_B", 16), envInt("AMT_BENCH_T", 1024)
+	rng := rand.New(rand.NewPCG(1, 1))
+	tok := tokens(rng, B*T+1, 1030)
+	n := m.NumParams()
+	mo, vo := g.Alloc(n), g.Alloc(n)
+	step := func(i int) {
+		g.BeginStage("forward")
+		m.Forward(tok[:B*T], tok[1:], B, T)
+		g.EndStage("forward")
+		g.BeginStage("backward")
+		m.ZeroGrad()
+		m.Backward(1)
+		g.EndStage("backward")
+		g.BeginStage("optimizer")
+		g.AdamWUpdate(m.Params(), m.Grads(), mo, vo, nn.AdamW{LR: 1e-4, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, Step: i + 1})
+		g.EndStage("optimizer")
+	}
+	step(0)
+	if err := g.Synchronize(); err != nil {
+		b.Fatal(err)
+	}
+	g.StageSeconds()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		step(i + 1)
+	}
+	if err := g.Synchronize(); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(B*T*b.N)/b.Elapsed().Seconds(), "tokens/s")
+	for name, s := range g.StageSeconds() {
+		b.ReportMetric(s/float64(b.N)*1000, name+"-ms/step")
+	}
+	free, total, _ := g.MemInfo()
+	b.ReportMetric(float64(total-free)/(1<<20), "gpu-MiB")
+	b.Logf("%s, %d params, B=%d T=%d, %s", g.Describe(), n, B, T, preset)
+}
+
+func BenchmarkGPUTrainSmall(b *testing.B) { benchTrain(b, "small") }
+func BenchmarkGPUTrainBase(b *testing.B)  { benchTrain(b, "base") }
+
+func benchGenerate(b *testing.B, preset string) {
+	g := openGPU(b, cuda.FP32)
+	c, _ := gpt.Preset(preset, 1030)
+	m, err := gpt.New(g, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Init(1)
+	s := m.NewSampler(1024)
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Generate(context.Background(), []uint16{1}, gpt.SampleOptions{MaxTokens: 1023, Temperature: 1, Seed: uint64(i), EOS: -1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(1023*b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+func BenchmarkGPUGenerateSmall(b *testing.B) { benchGenerate(b, "small") }
+func BenchmarkGPUGenerateBase(b *testing.B)  { benchGenerate(b, "base") }
