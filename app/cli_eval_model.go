@@ -53,6 +53,7 @@ type SuiteReport struct {
 	Suite             string                `json:"suite"`
 	Prompts           int                   `json:"prompts"`
 	Bars              int                   `json:"bars"`
+	KeyBias           float32               `json:"key_bias"`
 	Valid             float64               `json:"valid_rate"`
 	Adherence         eval.AdherenceSummary `json:"adherence"`
 	PitchClassEntropy MetricVsCorpus        `json:"pitch_class_entropy"`
@@ -132,8 +133,8 @@ const (
 )
 
 // EvalSuite generates one piece per prompt (seed base+i) and scores the set.
-func EvalSuite(ctx context.Context, m *Model, prompts []string, bars int, seed uint64, corpusDir string, progress func(i int)) (*SuiteReport, error) {
-	rep := &SuiteReport{Model: m.Dir, Prompts: len(prompts), Bars: bars, Floors: map[string]bool{}}
+func EvalSuite(ctx context.Context, m *Model, prompts []string, bars int, seed uint64, keyBias float32, corpusDir string, progress func(i int)) (*SuiteReport, error) {
+	rep := &SuiteReport{Model: m.Dir, Prompts: len(prompts), Bars: bars, KeyBias: keyBias, Floors: map[string]bool{}}
 	start := time.Now()
 	var ads []eval.Adherence
 	var sp, sg float64
@@ -145,7 +146,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, bars int, seed u
 		}
 		sd := seed + uint64(i)
 		piece := SuitePiece{Prompt: p, Seed: sd}
-		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd})
+		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd, KeyBias: keyBias})
 		if err == nil {
 			// Valid: the MIDI file written parses back with the same notes.
 			var buf bytes.Buffer
@@ -236,6 +237,7 @@ func init() {
 		seed := fs.Uint64("seed", 1, "seed of the first prompt (prompt i uses seed+i)")
 		limit := fs.Int("limit", 0, "only the first N prompts")
 		corpusDir := fs.String("corpus", "", "corpora folder for the reference means (default: ../shared/data when present)")
+		keyBias := fs.Float64("key-bias", DefaultKeyBias, "logit penalty of pitches outside the requested key's scale (0: the model alone)")
 		jsonOut := fs.Bool("json", false, "print a JSON object")
 		pieces := fs.Bool("pieces", false, "with --json, include every piece")
 		pos, err := ParseInterleaved(fs, args)
@@ -264,7 +266,7 @@ func init() {
 		if *corpusDir == "" {
 			*corpusDir = corpus.Dir()
 		}
-		rep, err := EvalSuite(ctx, m, prompts, *bars, *seed, *corpusDir, nil)
+		rep, err := EvalSuite(ctx, m, prompts, *bars, *seed, float32(*keyBias), *corpusDir, nil)
 		if err != nil {
 			return err
 		}
@@ -287,7 +289,7 @@ func init() {
 			}
 			return "NOT met"
 		}
-		fmt.Fprintf(w, "model %s, suite %s: %d prompts in %.1fs (%.0f tokens/s)\n", rep.Model, *suite, rep.Prompts, rep.Seconds, rep.TokensPerSecond)
+		fmt.Fprintf(w, "model %s, suite %s: %d prompts in %.1fs (%.0f tokens/s), key bias %g\n", rep.Model, *suite, rep.Prompts, rep.Seconds, rep.TokensPerSecond, rep.KeyBias)
 		fmt.Fprintf(w, "TB     %s  floor 80%%  %s\n", pct(a.TB), ok("tb"))
 		fmt.Fprintf(w, "TBT    %s  floor 95%%  %s\n", pct(a.TBT), ok("tbt"))
 		fmt.Fprintf(w, "CK     %s  floor 70%%  %s\n", pct(a.CK), ok("ck"))

@@ -34,6 +34,9 @@ type PromptRequest struct {
 	TopK        int
 	TopP        float64 // 0: DefaultSampling's
 	MaxTokens   int     // 0: enough for the bars
+	// KeyBias lowers the logits of pitches outside the requested key's
+	// scale by this much (condition.KeyBias); 0: the model alone.
+	KeyBias float32
 	// OnToken (may be nil) sees the count of tokens sampled so far.
 	OnToken func(n int)
 }
@@ -42,6 +45,9 @@ type PromptRequest struct {
 const (
 	DefaultTemperature = 0.95
 	DefaultTopP        = 0.95
+	// DefaultKeyBias is the key-scale logit penalty of the prompt path
+	// (PromptRequest.KeyBias) used by amt generate and eval-model.
+	DefaultKeyBias = 0
 )
 
 // PromptResult is a generated piece with what was asked and what it has.
@@ -137,6 +143,7 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	s := m.Net.NewSampler(0)
 	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed,
 		EOS: int(v.EOS), Constraint: c, Refill: func(hist []uint16) []uint16 { return condition.Refill(v, hist, s.W/2) }}
+	opts.Mask = condition.KeyBias(v, c, a.KeyTonic, a.KeyMinor, req.KeyBias)
 	if req.OnToken != nil {
 		n := 0
 		opts.OnToken = func(uint16) error { n++; req.OnToken(n); return nil }
@@ -190,6 +197,7 @@ type promptFlags struct {
 	bars, topK, n   *int
 	temp, topP      *float64
 	jsonOut         *bool
+	keyBias         *float64
 }
 
 func definePromptFlags(fs *flag.FlagSet) promptFlags {
@@ -204,6 +212,7 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		topP:    fs.Float64("top-p", DefaultTopP, "nucleus sampling mass (1: off)"),
 		n:       fs.Int("tokens", 0, "new tokens at most (default: enough for the bars)"),
 		jsonOut: fs.Bool("json", false, "print a JSON object"),
+		keyBias: fs.Float64("key-bias", DefaultKeyBias, "logit penalty of pitches outside the requested key's scale (0: the model alone)"),
 	}
 }
 
@@ -254,7 +263,7 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 		*temp = 1e-9 // greedy through the nucleus; 0 means default in PromptRequest
 	}
 	r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: prompt, Bars: *bars, Seed: *seed, Temperature: *temp,
-		TopK: *topK, TopP: *topP, MaxTokens: *n})
+		TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias)})
 	if err != nil {
 		return err
 	}

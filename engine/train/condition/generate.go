@@ -35,14 +35,63 @@ func Refill(v *token.Vocab, hist []uint16, budget int) []uint16 {
 // once N bars are open, no EOS before. It satisfies gpt.Constraint.
 type Bars struct {
 	*token.Grammar
-	N   int
-	bar uint16
-	eos uint16
+	N    int
+	bar  uint16
+	eos  uint16
+	v    *token.Vocab
+	prog int // program of the notes being written, -1 none
+}
+
+// Push advances the grammar and notes the current program.
+func (b *Bars) Push(tok uint16) error {
+	if err := b.Grammar.Push(tok); err != nil {
+		return err
+	}
+	if k, x := b.v.Kind(tok); k == token.KindProgram {
+		b.prog = x
+	}
+	return nil
+}
+
+// Program is the program of the note being written (after a Program
+// token), or -1.
+func (b *Bars) Program() int { return b.prog }
+
+// scales: pitch classes of the major scale and of minor (natural plus the
+// raised seventh) from the tonic.
+var scales = [2][12]bool{
+	{0: true, 2: true, 4: true, 5: true, 7: true, 9: true, 11: true},
+	{0: true, 2: true, 3: true, 5: true, 7: true, 8: true, 10: true, 11: true},
+}
+
+// KeyBias returns a logit hook (gpt.SampleOptions.Mask) that lowers by bias
+// the pitches outside the scale of tonic/minor while b writes a pitched
+// note: a soft push toward the requested key on top of the model's own
+// conditioning. bias ≤ 0 or tonic < 0 returns nil.
+func KeyBias(v *token.Vocab, b *Bars, tonic int, minor bool, bias float32) func([]float32) {
+	if bias <= 0 || tonic < 0 {
+		return nil
+	}
+	first, n := v.Range(token.KindPitch)
+	sc := scales[0]
+	if minor {
+		sc = scales[1]
+	}
+	return func(logits []float32) {
+		if b.prog < 0 || b.prog == token.DrumProgram || !b.Grammar.InBody() {
+			return
+		}
+		for p := 0; p < n && int(first)+p < len(logits); p++ {
+			if !sc[((p-tonic)%12+12)%12] {
+				logits[int(first)+p] -= bias
+			}
+		}
+	}
 }
 
 // NewBars caps g at n bars (n ≤ 0: no cap).
 func NewBars(v *token.Vocab, g *token.Grammar, n int) *Bars {
-	return &Bars{Grammar: g, N: n, bar: v.Bar, eos: v.EOS}
+	return &Bars{Grammar: g, N: n, bar: v.Bar, eos: v.EOS, v: v, prog: -1}
 }
 
 // Allow is the grammar's mask with the bar count enforced.
