@@ -297,3 +297,48 @@ func TestFitAndNearestPrograms(t *testing.T) {
 		t.Fatalf("NearestPrograms = %v", got)
 	}
 }
+
+// KeyBias lowers exactly the out-of-scale pitches, only while a pitched
+// program is writing notes.
+func TestKeyBias(t *testing.T) {
+	v := token.DefaultVocab()
+	g := v.NewGrammar()
+	c := NewBars(v, g, 4)
+	f := KeyBias(v, c, 2, true, 3) // D minor: D E F G A Bb C C#
+	logits := make([]float32, v.Size())
+	f(logits)
+	for _, l := range logits {
+		if l != 0 {
+			t.Fatal("bias applied outside a note")
+		}
+	}
+	for _, tk := range []uint16{v.BOS, v.SEP, v.Bar} {
+		if err := c.Push(tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, _ := v.Lookup("TimeSig_4/4")
+	tp, _ := v.Lookup("Tempo_120-125")
+	pos, _ := v.Lookup("Position_0")
+	prog, _ := v.Lookup("Program_40")
+	for _, tk := range []uint16{ts, tp, pos, prog} {
+		if err := c.Push(tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f(logits)
+	first, _ := v.Range(token.KindPitch)
+	in := map[int]bool{2: true, 4: true, 5: true, 7: true, 9: true, 10: true, 0: true, 1: true}
+	for p := 0; p < 128; p++ {
+		want := float32(0)
+		if !in[p%12] {
+			want = -3
+		}
+		if got := logits[int(first)+p]; got != want {
+			t.Fatalf("pitch %d: logit %v, want %v", p, got, want)
+		}
+	}
+	if KeyBias(v, c, -1, false, 3) != nil || KeyBias(v, c, 0, false, 0) != nil {
+		t.Fatal("no key or no bias must give no hook")
+	}
+}
