@@ -37,6 +37,7 @@ type EngineBench struct {
 	Params               int        `json:"params"`
 	Vocab                int        `json:"vocab"`
 	Workers              int        `json:"workers"`
+	BLASCore             string     `json:"blas_core"` // OpenBLAS kernel set (OPENBLAS_CORETYPE or detected)
 	PeakRSSMB            float64    `json:"peak_rss_mb"`
 	LoadAverage          string     `json:"load_average"`
 	Repeat               int        `json:"repeat"`
@@ -68,7 +69,7 @@ func init() {
 		fmt.Fprintf(env.Stdout, "matmul %v: engine %.1f GFLOP/s, OpenBLAS threaded %.1f GFLOP/s (ratio %.2f)\n", r.MatmulShape, r.MatmulGFLOPS, r.OpenBLASGFLOPS, r.MatmulRatio)
 		fmt.Fprintf(env.Stdout, "train small 8×256: %.0f tokens/s (spread %.0f–%.0f), %.2f CPU-s per step\n", r.TrainTokensPerSecond, r.TrainSpread[0], r.TrainSpread[1], r.TrainCPUSecondsStep)
 		fmt.Fprintf(env.Stdout, "generate 1024 tokens (window %d): %.3f s (spread %.3f–%.3f)\n", r.GenerateWindow, r.GenerateSeconds1024, r.GenerateSpread[0], r.GenerateSpread[1])
-		fmt.Fprintf(env.Stdout, "params %d, vocab %d, workers %d, peak RSS %.0f MB, load average %s\n", r.Params, r.Vocab, r.Workers, r.PeakRSSMB, r.LoadAverage)
+		fmt.Fprintf(env.Stdout, "params %d, vocab %d, workers %d, OpenBLAS kernels %s, peak RSS %.0f MB, load average %s\n", r.Params, r.Vocab, r.Workers, r.BLASCore, r.PeakRSSMB, r.LoadAverage)
 		return nil
 	}
 	RegisterBench(c)
@@ -85,7 +86,7 @@ func spreadOf(xs []float64, higherBetter bool) (best float64, spread [2]float64)
 // BenchEngine measures the engine as `amt bench engine` reports it.
 func BenchEngine(ctx context.Context, repeat, steps int) (EngineBench, error) {
 	v := token.DefaultVocab()
-	r := EngineBench{Vocab: v.Size(), Repeat: repeat, Workers: runtime.GOMAXPROCS(0)}
+	r := EngineBench{Vocab: v.Size(), Repeat: repeat, Workers: runtime.GOMAXPROCS(0), BLASCore: cpu.BLASCore()}
 	be := cpu.New()
 	defer be.Close()
 	rng := rand.New(rand.NewPCG(1, 2))

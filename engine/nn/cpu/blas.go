@@ -3,6 +3,13 @@ package cpu
 /*
 #cgo LDFLAGS: -lopenblas
 #include <cblas.h>
+
+// openblas_get_corename is OpenBLAS's own; weak so that another BLAS links.
+extern char *openblas_get_corename(void) __attribute__((weak));
+
+static const char *amt_blas_core(void) {
+	return openblas_get_corename ? openblas_get_corename() : "unknown";
+}
 */
 import "C"
 
@@ -18,6 +25,13 @@ import "unsafe"
 // benchmark that measures OpenBLAS's own threaded rate.
 
 func init() { C.openblas_set_num_threads(1) }
+
+// BLASCore names the kernel set OpenBLAS chose ("Cooperlake", "SkylakeX",
+// "Haswell", …): a DYNAMIC_ARCH build picks it from the CPU at load time, or
+// from the OPENBLAS_CORETYPE environment variable, which this package
+// respects. On the AVX-512 dev VM the AVX2 "Haswell" kernels run sgemm at
+// about half the rate of the AVX-512 ones, so benchmarks report it.
+func BLASCore() string { return C.GoString(C.amt_blas_core()) }
 
 // SetBLASThreads sets OpenBLAS's own thread count (process-wide). Only the
 // engine benchmark uses it, to measure OpenBLAS with its own threading as the

@@ -112,3 +112,11 @@ func BenchmarkGeluForward(b *testing.B) {
 		b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds()/1e6, "Melem/s")
 	})
 }
+
+func TestBLASCoreReported(t *testing.T) {
+	core := BLASCore()
+	if core == "" {
+		t.Fatal("empty BLAS core name")
+	}
+	t.Logf("OpenBLAS core %s", core)
+}
