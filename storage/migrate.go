@@ -1,7 +1,10 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -10,6 +13,7 @@ import (
 // order, in the open transaction, so a store is never left half-migrated.
 var migrations = []func(tx *bolt.Tx) error{
 	migrateV0toV1,
+	migrateV1toV2,
 }
 
 // CurrentSchema is the schema version this build writes.
@@ -50,4 +54,39 @@ func migrateV0toV1(tx *bolt.Tx) error {
 		return err
 	}
 	return perr
+}
+
+// LegacyRatingPrefix is the settings key prefix (+ piece id) under which
+// schema-1 stores kept piece ratings, before Piece had a Rating field.
+const LegacyRatingPrefix = "piece.rating."
+
+// migrateV1toV2 moves piece ratings from the settings bucket
+// (LegacyRatingPrefix + id → rating) into the pieces' Rating field and
+// deletes those settings; a rating of a piece that no longer exists, or
+// one outside 0–5, is dropped.
+func migrateV1toV2(tx *bolt.Tx) error {
+	set := tx.Bucket(bucketSettings)
+	var keys [][]byte
+	c := set.Cursor()
+	prefix := []byte(LegacyRatingPrefix)
+	for k, _ := c.Seek(prefix); k != nil && strings.HasPrefix(string(k), LegacyRatingPrefix); k, _ = c.Next() {
+		keys = append(keys, append([]byte(nil), k...))
+	}
+	for _, k := range keys {
+		var rating int
+		if err := decode(set.Get(k), &rating); err != nil {
+			return fmt.Errorf("setting %s: %w", k, err)
+		}
+		id, perr := strconv.ParseUint(string(k[len(prefix):]), 10, 64)
+		if perr == nil && rating >= 0 && rating <= MaxRating {
+			err := RatePiece(tx, id, rating)
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
+		if err := set.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -22,7 +24,15 @@ type Piece struct {
 	File      string           `json:"file"` // e.g. pieces/000012.mid
 	Hash      string           `json:"hash"`
 	Created   time.Time        `json:"created"`
+	// Rating is the user's rating 1–5; 0: not rated.
+	Rating int `json:"rating,omitempty"`
 }
+
+// MaxRating is the highest rating of a piece.
+const MaxRating = 5
+
+// ErrBadRating is returned for a rating outside 0–MaxRating.
+var ErrBadRating = errors.New("rating must be 0 (none) to 5")
 
 // PutPiece inserts p (ID 0) or updates it.
 func PutPiece(tx *bolt.Tx, p *Piece) error {
@@ -35,6 +45,64 @@ func PutPiece(tx *bolt.Tx, p *Piece) error {
 		p.Created = time.Now().UTC()
 	}
 	return putRecord(tx, bucketPieces, p.ID, p)
+}
+
+// GetPiece reads one piece (ErrNotFound when there is none).
+func GetPiece(tx *bolt.Tx, id uint64) (*Piece, error) {
+	var p Piece
+	if err := getRecord(tx, bucketPieces, id, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// RatePiece sets a piece's rating (0 clears it).
+func RatePiece(tx *bolt.Tx, id uint64, rating int) error {
+	if rating < 0 || rating > MaxRating {
+		return fmt.Errorf("storage: rate piece %d: %w, got %d", id, ErrBadRating, rating)
+	}
+	p, err := GetPiece(tx, id)
+	if err != nil {
+		return err
+	}
+	p.Rating = rating
+	return putRecord(tx, bucketPieces, id, p)
+}
+
+// DeletePiece removes a piece's record and returns it, so the caller can
+// remove its MIDI file once the transaction has committed
+// ((*Store).DeletePiece does both).
+func DeletePiece(tx *bolt.Tx, id uint64) (*Piece, error) {
+	p, err := GetPiece(tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Bucket(bucketPieces).Delete(itob(id)); err != nil {
+		return nil, fmt.Errorf("storage: delete piece %d: %w", id, err)
+	}
+	return p, nil
+}
+
+// DeletePiece removes a piece's record and then its MIDI file (a file
+// already gone is not an error). A crash between the two leaves a file no
+// record names, never a record without its file.
+func (s *Store) DeletePiece(id uint64) error {
+	var p *Piece
+	err := s.Update(func(tx *bolt.Tx) error {
+		var err error
+		p, err = DeletePiece(tx, id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if p.File == "" {
+		return nil
+	}
+	if err := os.Remove(s.Abs(p.File)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("storage: delete piece %d: %w", id, err)
+	}
+	return nil
 }
 
 // Pieces lists a project's pieces, oldest first.

@@ -365,8 +365,8 @@ func TestMigrateV0toV1(t *testing.T) {
 	}
 	defer s.Close()
 	s.View(func(tx *bolt.Tx) error {
-		if v := SchemaVersion(tx); v != 1 {
-			t.Errorf("schema after migration %d, want 1", v)
+		if v := SchemaVersion(tx); v != CurrentSchema() {
+			t.Errorf("schema after migration %d, want %d", v, CurrentSchema())
 		}
 		it, err := ItemByPath(tx, 4, "b/c.mid")
 		if err != nil || it.ID != 2 {
