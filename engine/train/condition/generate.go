@@ -31,8 +31,9 @@ func Refill(v *token.Vocab, hist []uint16, budget int) []uint16 {
 	return append(out, hist[len(hist)-(budget-len(prefix)):]...)
 }
 
-// Bars wraps a grammar so that a sequence has exactly N bars: no Bar token
-// once N bars are open, no EOS before. It satisfies gpt.Constraint.
+// Bars wraps a grammar so that a sequence has exactly N bars (no Bar token
+// once N bars are open, no EOS before) and keeps its first tempo and meter
+// throughout. It satisfies gpt.Constraint.
 type Bars struct {
 	*token.Grammar
 	N    int
@@ -40,6 +41,11 @@ type Bars struct {
 	eos  uint16
 	v    *token.Vocab
 	prog int // program of the notes being written, -1 none
+	// The first body Tempo and TimeSig: later ones must repeat them, so
+	// the tempo and meter the prefix forced (or the model chose) hold for
+	// the whole piece; without this a "Position_0 Tempo" in the first bar
+	// would replace the forced initial tempo.
+	tempo, timeSig uint16
 }
 
 // Push advances the grammar and notes the current program.
@@ -47,8 +53,17 @@ func (b *Bars) Push(tok uint16) error {
 	if err := b.Grammar.Push(tok); err != nil {
 		return err
 	}
-	if k, x := b.v.Kind(tok); k == token.KindProgram {
+	switch k, x := b.v.Kind(tok); k {
+	case token.KindProgram:
 		b.prog = x
+	case token.KindTempo:
+		if b.tempo == 0 {
+			b.tempo = tok
+		}
+	case token.KindTimeSig:
+		if b.timeSig == 0 {
+			b.timeSig = tok
+		}
 	}
 	return nil
 }
@@ -97,7 +112,23 @@ func NewBars(v *token.Vocab, g *token.Grammar, n int) *Bars {
 // Allow is the grammar's mask with the bar count enforced.
 func (b *Bars) Allow(mask []bool) {
 	b.Grammar.Allow(mask)
-	if b.N <= 0 || !b.Grammar.InBody() {
+	if !b.Grammar.InBody() {
+		return
+	}
+	lock := func(k token.Kind, keep uint16) {
+		if keep == 0 {
+			return
+		}
+		first, n := b.v.Range(k)
+		for t := int(first); t < int(first)+n && t < len(mask); t++ {
+			if uint16(t) != keep {
+				mask[t] = false
+			}
+		}
+	}
+	lock(token.KindTempo, b.tempo)
+	lock(token.KindTimeSig, b.timeSig)
+	if b.N <= 0 {
 		return
 	}
 	n := b.Grammar.Bars()
