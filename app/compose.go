@@ -21,9 +21,9 @@ import (
 	"github.com/amtstudio/amt/storage"
 )
 
-// ErrNoModel is returned when no model was chosen and there is no embedded
-// default model yet.
-var ErrNoModel = errors.New("no default model yet: train one in Training or choose a model folder")
+// ErrNoModel is returned when no model was chosen and the binary embeds no
+// default model.
+var ErrNoModel = errors.New("no default model in this build: train one in Training or choose a model folder")
 
 // Model is a loaded model folder: the network on a CPU backend and its
 // vocabulary.
@@ -123,11 +123,14 @@ type ComposeRequest struct {
 	Project string // "" : DefaultProject
 	Prompt  string
 	// Attrs, when set, replaces the attributes read from the prompt (the
-	// screen's chips after the user's edits).
+	// screen's chips after the user's edits); unset ones are left to the
+	// model, and Bars 0 means DefaultBars.
 	Attrs *token.Attributes
 	// ModelDir is a model folder; "" means the embedded default model
-	// (ErrNoModel until one ships).
+	// (DefaultModel).
 	ModelDir string
+	// SampleSettings: MaxTokens 0 is enough for the bars, Temperature 0 is
+	// greedy, TopP 0 is DefaultTopP.
 	SampleSettings
 	// Progress (may be nil) is called with tokens sampled and the most.
 	Progress func(done, total int)
@@ -197,32 +200,42 @@ func ForgetModel(dir string) {
 	}
 }
 
-// Compose generates a piece from a prompt, stores it (MIDI file in the
-// store's pieces folder and a Piece record) and evaluates it.
+// Compose generates a piece from a prompt on the prompt path of `amt
+// generate "PROMPT"` (GenerateFromPrompt: forced attributes, exact bars,
+// pinned prefix), so the window and the command line make the same piece
+// from the same prompt, model and seed; it stores the piece (MIDI file in
+// the store's pieces folder and a Piece record) with its evaluation.
 func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResult, error) {
+	var m *Model
+	var err error
 	if req.ModelDir == "" {
-		return nil, ErrNoModel
+		m, err = DefaultModel()
+	} else {
+		m, err = cachedModel(req.ModelDir)
 	}
-	m, err := cachedModel(req.ModelDir)
 	if err != nil {
 		return nil, err
 	}
-	attrs := PromptAttributes(req.Prompt, m.Vocab)
-	if req.Attrs != nil {
-		attrs = *req.Attrs
+	preq := PromptRequest{Prompt: req.Prompt, Attrs: req.Attrs, Seed: req.Seed, Temperature: req.Temperature,
+		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias}
+	if preq.Temperature == 0 {
+		preq.Temperature = 1e-9 // greedy, as amt generate --temperature 0
 	}
-	max := req.MaxTokens
-	if max <= 0 {
-		max = 1024
-	}
-	var onTok func(int)
 	if req.Progress != nil {
-		onTok = func(n int) { req.Progress(n, max) }
+		a := RequestAttributes(req.Prompt, m.Vocab, 0)
+		if req.Attrs != nil {
+			a = finishRequest(*req.Attrs, 0)
+		}
+		total := req.MaxTokens
+		if total <= 0 {
+			total = promptMaxTokens(a.Bars)
+		}
+		preq.OnToken = func(n int) { req.Progress(n, total) }
 	}
 	// The model's sampler is not safe for concurrent use: one generation
 	// per model at a time.
 	m.genMu().Lock()
-	gen, err := GenerateScore(ctx, m, &attrs, req.SampleSettings, onTok)
+	gen, err := GenerateFromPrompt(ctx, m, preq)
 	m.genMu().Unlock()
 	if err != nil {
 		return nil, err
@@ -235,7 +248,7 @@ func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResul
 	if err := gen.Score.Write(&buf); err != nil {
 		return nil, fmt.Errorf("compose: write MIDI: %w", err)
 	}
-	pc := &storage.Piece{Prompt: req.Prompt, Attrs: attrs, Model: req.ModelDir, Seed: int64(req.Seed)}
+	pc := &storage.Piece{Prompt: req.Prompt, Attrs: gen.Requested, Model: m.Dir, Seed: int64(req.Seed)}
 	err = s.Store.Update(func(tx *bolt.Tx) error {
 		p, err := storage.EnsureProject(tx, project)
 		if err != nil {
@@ -259,10 +272,9 @@ func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResul
 		}
 		return nil, fmt.Errorf("compose: store piece: %w", err)
 	}
-	res := &ComposeResult{Piece: PieceRow{Piece: *pc, Abs: s.Store.Abs(pc.File)}, Score: gen.Score, Requested: attrs,
-		Decoded: gen.Attrs, Tokens: gen.New, Seconds: gen.Seconds}
-	res.Metrics, res.Adherence = EvaluatePiece(gen.Score, attrs)
-	return res, nil
+	mt, ad := gen.Metrics, gen.Adherence
+	return &ComposeResult{Piece: PieceRow{Piece: *pc, Abs: s.Store.Abs(pc.File)}, Score: gen.Score, Requested: gen.Requested,
+		Decoded: gen.Decoded, Tokens: gen.New, Seconds: gen.Seconds, Metrics: &mt, Adherence: &ad}, nil
 }
 
 // EvaluatePiece measures one piece and scores its adherence to the
@@ -311,3 +323,8 @@ func WriteRandomModel(dir, preset string, seed uint64) error {
 	}
 	return v.Save(filepath.Join(dir, gpt.VocabFile))
 }
+
+// promptMaxTokens is GenerateFromPrompt's token budget for a piece of bars
+// bars when the request sets none (the progress bar's 100%); it mirrors
+// model_generate.go and only scales the progress bar.
+func promptMaxTokens(bars int) int { return min(max(1024, bars*200), 32768) }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -19,8 +18,7 @@ import (
 // Settings keys kept in the store besides SettingSoundFont and
 // SettingIngestWorkers.
 const (
-	SettingStudio       = "studio.settings" // a StudioSettings as JSON
-	settingRatingPrefix = "piece.rating."   // + piece id → 1..5
+	SettingStudio = "studio.settings" // a StudioSettings as JSON
 )
 
 // DefaultProject is the project the Compose screen stores pieces in and the
@@ -206,12 +204,11 @@ func (s *Studio) LastIngestRun(project string, datasetID uint64) (*storage.Inges
 	return out, err
 }
 
-// PieceRow is a generated piece with its rating (0: not rated) and the
+// PieceRow is a generated piece (with its Rating, 0: not rated) and the
 // absolute path of its MIDI file.
 type PieceRow struct {
 	storage.Piece
-	Rating int
-	Abs    string
+	Abs string
 }
 
 // Pieces lists a project's generated pieces, newest first.
@@ -227,9 +224,7 @@ func (s *Studio) Pieces(project string) ([]PieceRow, error) {
 			return err
 		}
 		for i := len(ps) - 1; i >= 0; i-- {
-			r := PieceRow{Piece: ps[i], Abs: s.Store.Abs(ps[i].File)}
-			storage.Setting(tx, settingRatingPrefix+strconv.FormatUint(ps[i].ID, 10), &r.Rating)
-			out = append(out, r)
+			out = append(out, PieceRow{Piece: ps[i], Abs: s.Store.Abs(ps[i].File)})
 		}
 		return nil
 	})
@@ -239,17 +234,14 @@ func (s *Studio) Pieces(project string) ([]PieceRow, error) {
 	return out, err
 }
 
-// RatePiece stores a rating 1–5 of a piece (0 clears it). Ratings live in
-// the settings bucket keyed by piece id, since storage.Piece has no rating
-// field yet.
+// RatePiece stores a rating 1–5 of a piece (0 clears it); errors wrap
+// storage.ErrBadRating or storage.ErrNotFound.
 func (s *Studio) RatePiece(id uint64, rating int) error {
-	if rating < 0 || rating > 5 {
-		return fmt.Errorf("rate piece %d: rating %d is not 0–5", id, rating)
-	}
-	return s.Store.Update(func(tx *bolt.Tx) error {
-		return storage.SetSetting(tx, settingRatingPrefix+strconv.FormatUint(id, 10), rating)
-	})
+	return s.Store.Update(func(tx *bolt.Tx) error { return storage.RatePiece(tx, id, rating) })
 }
+
+// DeletePiece removes a generated piece: its record, then its MIDI file.
+func (s *Studio) DeletePiece(id uint64) error { return s.Store.DeletePiece(id) }
 
 // TrainRuns lists a project's training runs, newest first.
 func (s *Studio) TrainRuns(project string) ([]storage.TrainRun, error) {

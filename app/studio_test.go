@@ -1,8 +1,10 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -58,9 +60,6 @@ func TestComposeStoresEvaluatedPiece(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.Compose(context.Background(), ComposeRequest{Prompt: "x"}); !errors.Is(err, ErrNoModel) {
-		t.Fatalf("no model: err = %v, want ErrNoModel", err)
-	}
 	calls := 0
 	req := ComposeRequest{Prompt: "calm piano waltz in D minor, 90 bpm", ModelDir: model,
 		SampleSettings: SampleSettings{MaxTokens: 300, Temperature: 1, TopP: 0.95, Seed: 7},
@@ -113,10 +112,61 @@ func TestComposeStoresEvaluatedPiece(t *testing.T) {
 	if len(ps) != 2 || ps[0].ID != res2.Piece.ID || ps[1].ID != res.Piece.ID || ps[1].Rating != 4 || ps[0].Rating != 0 {
 		t.Fatalf("pieces = %+v, want newest first with the rating", ps)
 	}
+	// Deleting a piece removes its record and file; the other stays.
+	if err := s.DeletePiece(res.Piece.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(res.Piece.Abs); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("deleted piece's MIDI file: %v", err)
+	}
+	if ps, _ := s.Pieces(DefaultProject); len(ps) != 1 || ps[0].ID != res2.Piece.ID {
+		t.Errorf("pieces after delete = %+v", ps)
+	}
+	if err := s.DeletePiece(res.Piece.ID); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("second delete: %v, want ErrNotFound", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := s.Compose(ctx, req); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled compose: err = %v", err)
+	}
+}
+
+// Compose with no model folder uses the embedded default model on the
+// prompt path, so it writes byte for byte the MIDI file that `amt generate
+// "PROMPT" --seed S` writes; another seed gives another piece.
+func TestComposeDefaultModelMatchesGenerateCLI(t *testing.T) {
+	s, err := OpenStudio(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const prompt = "a gentle folk tune in G major for flute, 100 bpm, 4 bars"
+	res, err := s.Compose(context.Background(), ComposeRequest{Prompt: prompt,
+		SampleSettings: SampleSettings{Temperature: DefaultTemperature, TopP: DefaultTopP, Seed: 11}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Piece.Model != EmbeddedModelDir || res.Requested.Bars != 4 || res.Requested.KeyTonic != 7 {
+		t.Errorf("piece model %q, requested %+v", res.Piece.Model, res.Requested)
+	}
+	gui, err := os.ReadFile(res.Piece.Abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []string{"11", "12"} {
+		out := filepath.Join(t.TempDir(), "cli.mid")
+		var stdout, stderr bytes.Buffer
+		if code := Main(context.Background(), &Env{Stdout: &stdout, Stderr: &stderr}, []string{"generate", prompt, "-o", out, "--seed", seed}); code != 0 {
+			t.Fatalf("amt generate: exit %d: %s", code, stderr.String())
+		}
+		cli, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same := bytes.Equal(gui, cli); same != (seed == "11") {
+			t.Errorf("seed %s: GUI and CLI files equal = %v (%d and %d bytes)", seed, same, len(gui), len(cli))
+		}
 	}
 }
 
