@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/amtstudio/amt/engine/atomicfile"
 )
 
 // TempSuffix marks files being written; Open removes any left by a crash.
-const TempSuffix = ".tmp"
+const TempSuffix = atomicfile.TempSuffix
 
 // WriteFileAtomic writes data to path through a temp file in the same
 // folder, fsyncs it, renames it into place and fsyncs the folder, so a
@@ -26,36 +28,12 @@ func WriteFileAtomic(path string, data []byte) (string, error) {
 }
 
 func writeAtomic(path string, write func(w io.Writer) error) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("storage: write %s: %w", path, err)
+	err := os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = atomicfile.Write(path, func(f *os.File) error { return write(f) })
 	}
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".*"+TempSuffix)
 	if err != nil {
 		return fmt.Errorf("storage: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("storage: write %s: %w", path, err)
-	}
-	if err := write(f); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("storage: write %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

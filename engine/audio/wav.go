@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
+
+	"github.com/amtstudio/amt/engine/atomicfile"
 
 	goaudio "github.com/go-audio/audio"
 	"github.com/go-audio/wav"
@@ -43,46 +44,30 @@ func Quantize(samples []float32, bits int) []int {
 
 // WriteWAV writes p as a PCM WAV file of bits 16 or 24, atomically (a
 // temporary file beside path, synced, then renamed).
-func WriteWAV(path string, p *synth.PCM, bits int) (err error) {
+func WriteWAV(path string, p *synth.PCM, bits int) error {
 	if bits != 16 && bits != 24 {
 		return fmt.Errorf("audio: write %s: %d-bit: %w", path, bits, ErrFormat)
 	}
 	if p.Channels <= 0 || p.SampleRate <= 0 {
 		return fmt.Errorf("audio: write %s: %d channels at %d Hz: %w", path, p.Channels, p.SampleRate, ErrFormat)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	err := atomicfile.Write(path, func(f *os.File) error {
+		enc := wav.NewEncoder(f, p.SampleRate, bits, p.Channels, 1)
+		buf := &goaudio.IntBuffer{
+			Format:         &goaudio.Format{NumChannels: p.Channels, SampleRate: p.SampleRate},
+			SourceBitDepth: bits,
+		}
+		// Write in slices so a long piece does not need a second full copy.
+		const chunk = 1 << 16
+		for off := 0; off < len(p.Samples); off += chunk {
+			buf.Data = Quantize(p.Samples[off:min(off+chunk, len(p.Samples))], bits)
+			if err := enc.Write(buf); err != nil {
+				return err
+			}
+		}
+		return enc.Close()
+	})
 	if err != nil {
-		return fmt.Errorf("audio: write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	enc := wav.NewEncoder(tmp, p.SampleRate, bits, p.Channels, 1)
-	buf := &goaudio.IntBuffer{
-		Format:         &goaudio.Format{NumChannels: p.Channels, SampleRate: p.SampleRate},
-		SourceBitDepth: bits,
-	}
-	// Write in slices so a long piece does not need a second full copy.
-	const chunk = 1 << 16
-	for off := 0; off < len(p.Samples); off += chunk {
-		buf.Data = Quantize(p.Samples[off:min(off+chunk, len(p.Samples))], bits)
-		if err := enc.Write(buf); err != nil {
-			return fmt.Errorf("audio: write %s: %w", path, err)
-		}
-	}
-	if err := enc.Close(); err != nil {
-		return fmt.Errorf("audio: write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("audio: write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("audio: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("audio: write %s: %w", path, err)
 	}
 	return nil

@@ -1,14 +1,13 @@
 package midi
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"io"
 	"math/bits"
-	"os"
-	"path/filepath"
 	"slices"
+
+	"github.com/amtstudio/amt/engine/atomicfile"
 )
 
 // Write encodes the Score as a format 1 Standard MIDI File: a conductor
@@ -45,38 +44,8 @@ func WriteFile(path string, s *Score) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	if err := atomicfile.WriteFile(path, b); err != nil {
 		return fmt.Errorf("midi: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("midi: write %s: %w", path, err)
-	}
-	bw := bufio.NewWriter(f)
-	if _, err := bw.Write(b); err != nil {
-		return fail(err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("midi: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("midi: write %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable; best effort
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"unsafe"
+
+	"github.com/amtstudio/amt/engine/atomicfile"
 )
 
 // ErrBadShard marks a shard pair that does not follow the format.
@@ -61,7 +63,7 @@ func WriteShard(dir, name string, pieces [][]uint16) (ShardFile, error) {
 		os.Remove(idxTmp)
 		return ShardFile{}, fmt.Errorf("pipeline: write %s: %w", idxPath, err)
 	}
-	syncDir(dir)
+	atomicfile.SyncDir(dir)
 	return ShardFile{Name: name, Hash: hex.EncodeToString(h.Sum(nil)), Pieces: len(pieces), Tokens: total}, nil
 }
 
@@ -112,56 +114,26 @@ func ReadShard(dir, name string) (tokens []uint16, offsets []uint64, err error) 
 // writeAtomic writes data through a temp file in the same folder, fsyncs,
 // renames into place and fsyncs the folder.
 func writeAtomic(path string, data []byte) error {
-	return writeAtomicFunc(path, func(w io.Writer) error { _, err := w.Write(data); return err })
-}
-
-// writeAtomicFunc is writeAtomic with the content written by write.
-func writeAtomicFunc(path string, write func(w io.Writer) error) error {
-	tmp, err := writeTemp(path, write)
-	if err != nil {
-		return err
+	err := os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = atomicfile.WriteFile(path, data)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err != nil {
 		return fmt.Errorf("pipeline: write %s: %w", path, err)
 	}
-	syncDir(filepath.Dir(path))
 	return nil
 }
 
 // writeTemp writes a synced temp file beside path and returns its name.
 func writeTemp(path string, write func(w io.Writer) error) (string, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", fmt.Errorf("pipeline: write %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
+	tmp, err := atomicfile.WriteTemp(path, func(f *os.File) error { return write(f) })
 	if err != nil {
 		return "", fmt.Errorf("pipeline: write %s: %w", path, err)
 	}
-	tmp := f.Name()
-	fail := func(err error) (string, error) {
-		f.Close()
-		os.Remove(tmp)
-		return "", fmt.Errorf("pipeline: write %s: %w", path, err)
-	}
-	if err := write(f); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
 	return tmp, nil
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
 
 // appendU16s appends ts as little-endian bytes (one copy on little-endian

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/amtstudio/amt/engine/atomicfile"
 )
 
 // SummaryCache keeps encyclopedia summaries between runs. The store
@@ -95,26 +97,7 @@ func (c FileCache) PutSummary(key, summary string) error {
 // writeAtomic writes data to path through a temporary file in the same
 // folder, synced and renamed into place.
 func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("text: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	err = f.Chmod(0o644)
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.WriteFile(path, data); err != nil {
 		return fmt.Errorf("text: write %s: %w", path, err)
 	}
 	return nil

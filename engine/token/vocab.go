@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
+
+	"github.com/amtstudio/amt/engine/atomicfile"
 )
 
 // VocabVersion is the version of the vocabulary layout written by Save.
@@ -613,23 +614,7 @@ func (v *Vocab) Save(path string) error {
 		return err
 	}
 	data = append(data, '\n')
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".vocab-*.tmp")
-	if err != nil {
-		return fmt.Errorf("token: save vocabulary %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("token: save vocabulary %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("token: save vocabulary %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("token: save vocabulary %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.WriteFile(path, data); err != nil {
 		return fmt.Errorf("token: save vocabulary %s: %w", path, err)
 	}
 	return nil
