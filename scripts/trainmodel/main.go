@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/amtstudio/amt/engine/gpt"
@@ -54,7 +55,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "trainmodel: --data and --out are required")
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *data, *out, *preset, train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen,
 		LR: *lr, Warmup: *warmup, WeightDecay: 0.1, Clip: 1, ValEvery: *valEvery, ValFrac: 0.03, ValBatches: 8,
