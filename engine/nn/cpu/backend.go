@@ -49,7 +49,8 @@ func NewWorkers(n int) *Backend {
 	if n < 1 {
 		n = 1
 	}
-	return &Backend{pool: newPool(n), scratch: make([][]float32, n), partial: make([]float64, n)}
+	pl := newPool(n)
+	return &Backend{pool: pl, scratch: make([][]float32, pl.maxParts), partial: make([]float64, pl.maxParts)}
 }
 
 // Workers is the size of the worker pool.
@@ -78,7 +79,7 @@ type zeroJob struct{ x []float32 }
 
 func (j *zeroJob) Do(lo, hi, _ int) { clear(j.x[lo:hi]) }
 
-// scratchFor returns worker w's scratch of at least n floats.
+// scratchFor returns part w's scratch of at least n floats.
 func (b *Backend) scratchFor(w, n int) []float32 {
 	if cap(b.scratch[w]) < n {
 		b.scratch[w] = make([]float32, n)
@@ -86,8 +87,8 @@ func (b *Backend) scratchFor(w, n int) []float32 {
 	return b.scratch[w][:n]
 }
 
-// ensureScratch grows every worker's scratch to n floats before a parallel
-// kernel (growing inside workers would race on nothing but is clearer here).
+// ensureScratch grows every part's scratch to n floats before a parallel
+// kernel (parts run concurrently, each on its own scratch).
 func (b *Backend) ensureScratch(n int) {
 	for w := range b.scratch {
 		b.scratchFor(w, n)
@@ -161,10 +162,7 @@ func (b *Backend) SumSquares(x nn.Buffer) float64 {
 }
 
 // partsFor is the number of parts pool.run will use for n items of grain g.
-func (b *Backend) partsFor(n, g int) int {
-	p := (n + g - 1) / g
-	return max(1, min(p, b.pool.n))
-}
+func (b *Backend) partsFor(n, g int) int { return b.pool.partsFor(n, g) }
 
 // ---- AdamW ----
 

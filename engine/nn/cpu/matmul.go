@@ -114,12 +114,15 @@ func (b *Backend) MatmulBackward(dinp, dw, dbias, dout, inp, w nn.Buffer, N, C, 
 		b.jMM.mode = mmBackInp
 		b.pool.run(N, 8, &b.jMM)
 	}
+	// dW: one part per worker. Each part is one sgemm over all N rows, and
+	// every call packs the whole of the other operand (dout or inp, N×OC or
+	// N×C), so finer parts would repeat that packing.
 	b.jMM.mode = mmBackW
+	rows := C
 	if wT {
-		b.pool.run(OC, 16, &b.jMM)
-	} else {
-		b.pool.run(C, 16, &b.jMM)
+		rows = OC
 	}
+	b.pool.run(rows, (rows+b.pool.n-1)/b.pool.n, &b.jMM)
 	if b.jMM.bias != nil {
 		b.jMM.mode = mmBackBias
 		b.pool.run(OC, 64, &b.jMM)
