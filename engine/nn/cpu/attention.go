@@ -9,7 +9,7 @@ import (
 // attBlock is the row block of the causal products: queries [t0,t1) only
 // ever see keys [0,t1), so each product covers the lower-triangle blocks and
 // skips the masked ones (about 5/8 of the full T×T work at T = 256).
-const attBlock = 64
+var attBlock = 64
 
 // attJob handles (batch, head) pairs [lo,hi): for each block of query rows,
 // scores through sgemm, a causal softmax, and the weighted sum of values.

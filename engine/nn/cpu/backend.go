@@ -178,15 +178,18 @@ func (j *adamJob) Do(lo, hi, _ int) {
 	if scale == 0 {
 		scale = 1
 	}
+	b1, b2 := hp.Beta1, hp.Beta2
+	c1, c2 := 1-b1, 1-b2
+	ib1, ib2 := 1/j.bc1, 1/j.bc2
+	lr, wd, eps := hp.LR, hp.WeightDecay, hp.Eps
 	p, g, m, v := j.p[lo:hi], j.g[lo:hi], j.m[lo:hi], j.v[lo:hi]
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
 	for i := range p {
 		gi := g[i] * scale
-		mi := hp.Beta1*m[i] + (1-hp.Beta1)*gi
-		vi := hp.Beta2*v[i] + (1-hp.Beta2)*gi*gi
+		mi := b1*m[i] + c1*gi
+		vi := b2*v[i] + c2*gi*gi
 		m[i], v[i] = mi, vi
-		mh := mi / j.bc1
-		vh := vi / j.bc2
-		p[i] -= hp.LR * (mh/(sqrt32(vh)+hp.Eps) + hp.WeightDecay*p[i])
+		p[i] -= lr * (mi*ib1/(sqrt32(vi*ib2)+eps) + wd*p[i])
 	}
 }
 
