@@ -129,6 +129,9 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	g := v.NewGrammar()
 	g.Force(a)
 	c := condition.NewBars(v, g, a.Bars)
+	if a.Programs != nil || (a.Drums != nil && *a.Drums) {
+		c.Require(a.Programs, a.Drums != nil && *a.Drums)
+	}
 	temp, topP := req.Temperature, req.TopP
 	if temp == 0 {
 		temp = DefaultTemperature

@@ -298,8 +298,8 @@ func TestFitAndNearestPrograms(t *testing.T) {
 	}
 }
 
-// KeyBias lowers exactly the out-of-scale pitches, only while a pitched
-// program is writing notes.
+// KeyBias lowers exactly the out-of-scale pitches and raises the tonic
+// triad, only while a pitched program is writing notes.
 func TestKeyBias(t *testing.T) {
 	v := token.DefaultVocab()
 	g := v.NewGrammar()
@@ -331,6 +331,10 @@ func TestKeyBias(t *testing.T) {
 	in := map[int]bool{2: true, 4: true, 5: true, 7: true, 9: true, 10: true, 0: true, 1: true}
 	for p := 0; p < 128; p++ {
 		want := float32(0)
+		switch p % 12 {
+		case 2, 5, 9: // the D minor triad
+			want = 0.75
+		}
 		if !in[p%12] {
 			want = -3
 		}
@@ -340,5 +344,73 @@ func TestKeyBias(t *testing.T) {
 	}
 	if KeyBias(v, c, -1, false, 3) != nil || KeyBias(v, c, 0, false, 0) != nil {
 		t.Fatal("no key or no bias must give no hook")
+	}
+}
+
+// Require makes every requested program play; no two empty bars follow
+// each other. Driven by a walk that prefers program 0 at every onset and
+// empty bars.
+func TestBarsRequireAndNoEmptyRuns(t *testing.T) {
+	v := token.DefaultVocab()
+	rng := rand.New(rand.NewPCG(8, 9))
+	mask := make([]bool, v.Size())
+	p0, _ := v.Lookup("Program_0")
+	for run := 0; run < 20; run++ {
+		g := v.NewGrammar()
+		a := token.Unspecified()
+		a.Bars, a.Programs = 8, []int{0, 40, 73}
+		a.MeterNum, a.MeterDen = 4, 4
+		g.Force(a)
+		c := NewBars(v, g, a.Bars)
+		c.Require(a.Programs, false)
+		c.Push(v.BOS)
+		seq := []uint16{v.BOS}
+		for steps := 0; !c.Done() && steps < 100000; steps++ {
+			c.Allow(mask)
+			var ok []uint16
+			for i, m := range mask {
+				if m {
+					ok = append(ok, uint16(i))
+				}
+			}
+			tk := ok[rng.IntN(len(ok))]
+			switch {
+			case c.atOnset && slices.Contains(ok, p0):
+				tk = p0
+			case slices.Contains(ok, v.Bar) && rng.IntN(2) == 0:
+				tk = v.Bar
+			case slices.Contains(ok, v.EOS):
+				tk = v.EOS
+			}
+			if err := c.Push(tk); err != nil {
+				t.Fatal(err)
+			}
+			seq = append(seq, tk)
+		}
+		s, _, err := v.Decode(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var progs []int
+		for _, tr := range s.Tracks {
+			progs = append(progs, tr.Program)
+		}
+		slices.Sort(progs)
+		if !slices.Equal(progs, a.Programs) {
+			t.Fatalf("run %d: programs %v, required %v", run, progs, a.Programs)
+		}
+		// No two consecutive empty bars.
+		unit := int64(s.TicksPerBeat * 4)
+		var has [9]bool
+		for _, tr := range s.Tracks {
+			for _, n := range tr.Notes {
+				has[n.Tick/unit] = true
+			}
+		}
+		for b := 1; b+1 < 8; b++ {
+			if !has[b] && !has[b+1] {
+				t.Fatalf("run %d: bars %d and %d are both empty", run, b+1, b+2)
+			}
+		}
 	}
 }

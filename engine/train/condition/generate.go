@@ -46,6 +46,39 @@ type Bars struct {
 	// the whole piece; without this a "Position_0 Tempo" in the first bar
 	// would replace the forced initial tempo.
 	tempo, timeSig uint16
+	// Note coverage: notes in the open bar, empty bars just before it,
+	// programs required (Require) and those that have played.
+	barNotes, emptyRun int
+	need, played       [token.DrumProgram + 1]bool
+	missing            int
+	atOnset            bool // after Position (and its Tempo): a Program starts the onset's notes
+}
+
+// Require asks that every program of programs (and drums when drums) play
+// at least once: from the second half of the piece on, a new onset may
+// only start a program that has not played yet while one is missing.
+func (b *Bars) Require(programs []int, drums bool) {
+	b.need, b.played, b.missing = [token.DrumProgram + 1]bool{}, [token.DrumProgram + 1]bool{}, 0
+	for _, p := range programs {
+		if p >= 0 && p < token.DrumProgram && !b.need[p] {
+			b.need[p] = true
+			b.missing++
+		}
+	}
+	if drums && !b.need[token.DrumProgram] {
+		b.need[token.DrumProgram] = true
+		b.missing++
+	}
+}
+
+// hasOther reports whether mask allows a token other than a and b.
+func (b *Bars) hasOther(mask []bool, x, y uint16) bool {
+	for i, ok := range mask {
+		if ok && uint16(i) != x && uint16(i) != y {
+			return true
+		}
+	}
+	return false
 }
 
 // Push advances the grammar and notes the current program.
@@ -53,7 +86,24 @@ func (b *Bars) Push(tok uint16) error {
 	if err := b.Grammar.Push(tok); err != nil {
 		return err
 	}
-	switch k, x := b.v.Kind(tok); k {
+	k, x := b.v.Kind(tok)
+	b.atOnset = k == token.KindPosition || (k == token.KindTempo && b.atOnset)
+	switch k {
+	case token.KindBar:
+		if b.Grammar.Bars() > 1 {
+			if b.barNotes == 0 {
+				b.emptyRun++
+			} else {
+				b.emptyRun = 0
+			}
+		}
+		b.barNotes = 0
+	case token.KindDuration:
+		b.barNotes++
+		if b.prog >= 0 && b.need[b.prog] && !b.played[b.prog] {
+			b.played[b.prog] = true
+			b.missing--
+		}
 	case token.KindProgram:
 		b.prog = x
 	case token.KindTempo:
@@ -80,9 +130,10 @@ var scales = [2][12]bool{
 }
 
 // KeyBias returns a logit hook (gpt.SampleOptions.Mask) that lowers by bias
-// the pitches outside the scale of tonic/minor while b writes a pitched
-// note: a soft push toward the requested key on top of the model's own
-// conditioning. bias ≤ 0 or tonic < 0 returns nil.
+// the pitches outside the scale of tonic/minor and raises by bias/4 those
+// of its tonic triad while b writes a pitched note: a soft push toward the
+// requested key on top of the model's own conditioning. bias ≤ 0 or tonic
+// < 0 returns nil.
 func KeyBias(v *token.Vocab, b *Bars, tonic int, minor bool, bias float32) func([]float32) {
 	if bias <= 0 || tonic < 0 {
 		return nil
@@ -92,13 +143,20 @@ func KeyBias(v *token.Vocab, b *Bars, tonic int, minor bool, bias float32) func(
 	if minor {
 		sc = scales[1]
 	}
+	third := 4
+	if minor {
+		third = 3
+	}
 	return func(logits []float32) {
 		if b.prog < 0 || b.prog == token.DrumProgram || !b.Grammar.InBody() {
 			return
 		}
 		for p := 0; p < n && int(first)+p < len(logits); p++ {
-			if !sc[((p-tonic)%12+12)%12] {
+			switch d := ((p-tonic)%12 + 12) % 12; {
+			case !sc[d]:
 				logits[int(first)+p] -= bias
+			case d == 0 || d == third || d == 7:
+				logits[int(first)+p] += bias / 4 // the tonic triad, so the mode reads as asked
 			}
 		}
 	}
@@ -115,19 +173,45 @@ func (b *Bars) Allow(mask []bool) {
 	if !b.Grammar.InBody() {
 		return
 	}
-	lock := func(k token.Kind, keep uint16) {
-		if keep == 0 {
+	// After the first Tempo and TimeSig, none: a restatement of the same
+	// value is redundant (the encoder never writes one) and another value
+	// would change what the prefix set.
+	lock := func(k token.Kind, first uint16) {
+		if first == 0 {
 			return
 		}
-		first, n := b.v.Range(k)
-		for t := int(first); t < int(first)+n && t < len(mask); t++ {
-			if uint16(t) != keep {
-				mask[t] = false
-			}
+		lo, n := b.v.Range(k)
+		for t := int(lo); t < int(lo)+n && t < len(mask); t++ {
+			mask[t] = false
 		}
 	}
 	lock(token.KindTempo, b.tempo)
 	lock(token.KindTimeSig, b.timeSig)
+	// No two empty bars in a row (nor an empty ending after an empty bar):
+	// a bar after an empty one must hold a note before it may close.
+	if b.barNotes == 0 && b.emptyRun >= 1 && b.Grammar.Bars() > 1 {
+		if b.hasOther(mask, b.bar, b.eos) {
+			mask[b.bar], mask[b.eos] = false, false
+		}
+	}
+	// Coverage: in the second half, a Program chosen at a new onset must
+	// be a missing one (when one is allowed at all).
+	if b.missing > 0 && b.N > 0 && 2*b.Grammar.Bars() > b.N && b.atOnset {
+		first, n := b.v.Range(token.KindProgram)
+		any := false
+		for p := 0; p < n; p++ {
+			if mask[int(first)+p] && b.need[p] && !b.played[p] {
+				any = true
+			}
+		}
+		if any {
+			for p := 0; p < n; p++ {
+				if !(b.need[p] && !b.played[p]) {
+					mask[int(first)+p] = false
+				}
+			}
+		}
+	}
 	if b.N <= 0 {
 		return
 	}
