@@ -60,7 +60,13 @@ func (b *Backend) Name() string { return "cpu" }
 
 func (b *Backend) Close() { b.pool.close() }
 
-func (b *Backend) Alloc(n int) nn.Buffer { return nn.HostBuffer(make([]float32, n)) }
+// Alloc returns n zeroed floats from the Go heap (the GC owns them); large
+// buffers get the transparent-huge-page hint.
+func (b *Backend) Alloc(n int) nn.Buffer {
+	s := make([]float32, n)
+	adviseHuge(s)
+	return nn.HostBuffer(s)
+}
 
 func (b *Backend) Free(nn.Buffer) {}
 
