@@ -79,3 +79,24 @@ func BenchmarkGenerate1024Small(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
+
+// BenchmarkGenerate1024Window256: as `amt bench engine` measures generation:
+// a model trained at context 256 samples with a 256-token window (the cache
+// is re-encoded from the last 128 tokens whenever it fills).
+func BenchmarkGenerate1024Window256(b *testing.B) {
+	m, _ := benchModel(b)
+	m.Config.TrainContext = 256
+	s := m.NewSampler(0)
+	opts := SampleOptions{MaxTokens: 1024, Temperature: 1, TopP: 0.95, Seed: 1, EOS: -1}
+	s.Generate(context.Background(), []uint16{0}, opts)
+	runtime.GC()
+	cpu0 := cpuSeconds()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Generate(context.Background(), []uint16{0}, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+}
