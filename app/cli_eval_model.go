@@ -54,6 +54,8 @@ type SuiteReport struct {
 	Prompts           int                   `json:"prompts"`
 	Bars              int                   `json:"bars"`
 	KeyBias           float32               `json:"key_bias"`
+	Temperature       float64               `json:"temperature"`
+	TopP              float64               `json:"top_p"`
 	Valid             float64               `json:"valid_rate"`
 	Adherence         eval.AdherenceSummary `json:"adherence"`
 	PitchClassEntropy MetricVsCorpus        `json:"pitch_class_entropy"`
@@ -132,9 +134,20 @@ const (
 	knownCorpusGroove = 0.9411
 )
 
-// EvalSuite generates one piece per prompt (seed base+i) and scores the set.
-func EvalSuite(ctx context.Context, m *Model, prompts []string, bars int, seed uint64, keyBias float32, corpusDir string, progress func(i int)) (*SuiteReport, error) {
-	rep := &SuiteReport{Model: m.Dir, Prompts: len(prompts), Bars: bars, KeyBias: keyBias, Floors: map[string]bool{}}
+// SuiteOptions control EvalSuite.
+type SuiteOptions struct {
+	Bars        int    // 0: each prompt's, else DefaultBars
+	Seed        uint64 // prompt i samples with Seed+i
+	KeyBias     float32
+	Temperature float64 // 0: DefaultTemperature
+	TopP        float64 // 0: DefaultTopP
+	CorpusDir   string  // "": the stored corpus means
+}
+
+// EvalSuite generates one piece per prompt and scores the set.
+func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, progress func(i int)) (*SuiteReport, error) {
+	bars, seed, keyBias, corpusDir := o.Bars, o.Seed, o.KeyBias, o.CorpusDir
+	rep := &SuiteReport{Model: m.Dir, Prompts: len(prompts), Bars: bars, KeyBias: keyBias, Temperature: o.Temperature, TopP: o.TopP, Floors: map[string]bool{}}
 	start := time.Now()
 	var ads []eval.Adherence
 	var sp, sg float64
@@ -146,7 +159,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, bars int, seed u
 		}
 		sd := seed + uint64(i)
 		piece := SuitePiece{Prompt: p, Seed: sd}
-		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd, KeyBias: keyBias})
+		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd, KeyBias: keyBias, Temperature: o.Temperature, TopP: o.TopP})
 		if err == nil {
 			// Valid: the MIDI file written parses back with the same notes.
 			var buf bytes.Buffer
@@ -238,6 +251,8 @@ func init() {
 		limit := fs.Int("limit", 0, "only the first N prompts")
 		corpusDir := fs.String("corpus", "", "corpora folder for the reference means (default: ../shared/data when present)")
 		keyBias := fs.Float64("key-bias", DefaultKeyBias, "logit penalty of pitches outside the requested key's scale (0: the model alone)")
+		temp := fs.Float64("temperature", DefaultTemperature, "sampling temperature")
+		topP := fs.Float64("top-p", DefaultTopP, "nucleus sampling mass")
 		jsonOut := fs.Bool("json", false, "print a JSON object")
 		pieces := fs.Bool("pieces", false, "with --json, include every piece")
 		pos, err := ParseInterleaved(fs, args)
@@ -266,7 +281,7 @@ func init() {
 		if *corpusDir == "" {
 			*corpusDir = corpus.Dir()
 		}
-		rep, err := EvalSuite(ctx, m, prompts, *bars, *seed, float32(*keyBias), *corpusDir, nil)
+		rep, err := EvalSuite(ctx, m, prompts, SuiteOptions{Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), Temperature: *temp, TopP: *topP, CorpusDir: *corpusDir}, nil)
 		if err != nil {
 			return err
 		}
@@ -289,7 +304,7 @@ func init() {
 			}
 			return "NOT met"
 		}
-		fmt.Fprintf(w, "model %s, suite %s: %d prompts in %.1fs (%.0f tokens/s), key bias %g\n", rep.Model, *suite, rep.Prompts, rep.Seconds, rep.TokensPerSecond, rep.KeyBias)
+		fmt.Fprintf(w, "model %s, suite %s: %d prompts in %.1fs (%.0f tokens/s), temperature %g, top-p %g, key bias %g\n", rep.Model, *suite, rep.Prompts, rep.Seconds, rep.TokensPerSecond, *temp, *topP, rep.KeyBias)
 		fmt.Fprintf(w, "TB     %s  floor 80%%  %s\n", pct(a.TB), ok("tb"))
 		fmt.Fprintf(w, "TBT    %s  floor 95%%  %s\n", pct(a.TBT), ok("tbt"))
 		fmt.Fprintf(w, "CK     %s  floor 70%%  %s\n", pct(a.CK), ok("ck"))
