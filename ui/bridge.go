@@ -17,6 +17,12 @@ const redrawInterval = 50 * time.Millisecond
 // value). Pending updates are applied together in one fyne.Do, no sooner
 // than redrawInterval after the previous batch.
 type bridge struct {
+	// apply is held while a batch is applied. With the GL driver fyne.Do
+	// already runs batches on the UI goroutine; Fyne's test driver runs
+	// them on the posting goroutine, so whoever reads widgets from another
+	// goroutine (a snapshot's capture) holds it to see no half-applied
+	// batch.
+	apply     sync.Mutex
 	mu        sync.Mutex
 	order     []string
 	pending   map[string]func()
@@ -63,6 +69,8 @@ func (b *bridge) flush() {
 		return
 	}
 	fyne.Do(func() {
+		b.apply.Lock()
+		defer b.apply.Unlock()
 		for _, k := range order {
 			b.mu.Lock()
 			closed := b.closed
@@ -80,4 +88,11 @@ func (b *bridge) Close() {
 	b.mu.Lock()
 	b.closed = true
 	b.mu.Unlock()
+}
+
+// hold runs fn while no batch is being applied (and none starts).
+func (b *bridge) hold(fn func()) {
+	b.apply.Lock()
+	defer b.apply.Unlock()
+	fn()
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -73,6 +74,8 @@ type composeScreen struct {
 	currentName string
 	pb          *playback
 
+	deleteDialog *dialog.ConfirmDialog // open confirmation (tests)
+
 	mu      sync.Mutex
 	running context.CancelFunc
 	last    app.ComposeRequest
@@ -111,11 +114,11 @@ func newComposeScreen(e *env) *composeScreen {
 	c.setChips(token.Unspecified())
 
 	c.length = widget.NewEntry()
-	c.length.SetText("1024")
+	c.length.SetPlaceHolder("auto")
 	c.temperature = widget.NewEntry()
-	c.temperature.SetText("1.0")
+	c.temperature.SetText(strconv.FormatFloat(app.DefaultTemperature, 'g', -1, 64))
 	c.topP = widget.NewEntry()
-	c.topP.SetText("0.95")
+	c.topP.SetText(strconv.FormatFloat(app.DefaultTopP, 'g', -1, 64))
 	c.seed = widget.NewEntry()
 	c.seed.SetText("1")
 	dice := widget.NewButtonWithIcon("", theme.ViewRefreshIcon(), func() { c.seed.SetText(strconv.FormatUint(rand.Uint64()%1_000_000, 10)) })
@@ -186,14 +189,20 @@ func (c *composeScreen) soundFont() string {
 	return s.SoundFont
 }
 
+// promptAttributes are the attributes the prompt path forces for text
+// (what `amt generate "PROMPT"` forces).
+func promptAttributes(text string) token.Attributes {
+	return app.RequestAttributes(text, token.DefaultVocab(), 0)
+}
+
 // promptChanged shows what the prompt asks for in the chips.
 func (c *composeScreen) promptChanged(text string) {
-	c.setChips(app.PromptAttributes(text, token.DefaultVocab()))
+	c.setChips(promptAttributes(text))
 }
 
 func (c *composeScreen) setChips(a token.Attributes) {
 	if a.TempoBPM > 0 {
-		c.tempo.SetText(strconv.FormatFloat(math.Round(a.TempoBPM), 'f', -1, 64))
+		c.tempo.SetText(tempoText(a.TempoBPM))
 	} else {
 		c.tempo.SetText("")
 	}
@@ -228,11 +237,15 @@ func (c *composeScreen) setChips(a token.Attributes) {
 }
 
 // chipAttributes reads the chips back (the prompt's density and style
-// stay as the prompt says).
+// stay as the prompt says; a tempo chip showing the prompt's tempo rounded
+// keeps the prompt's exact value).
 func (c *composeScreen) chipAttributes() (token.Attributes, error) {
-	a := app.PromptAttributes(c.prompt.Text, token.DefaultVocab())
+	a := promptAttributes(c.prompt.Text)
+	promptTempo := a.TempoBPM
 	a.TempoBPM, a.KeyTonic, a.KeyMinor, a.MeterNum, a.MeterDen, a.Programs, a.Drums, a.Bars = 0, -1, false, 0, 0, nil, nil, 0
-	if t := strings.TrimSpace(c.tempo.Text); t != "" {
+	if t := strings.TrimSpace(c.tempo.Text); t != "" && promptTempo > 0 && t == tempoText(promptTempo) {
+		a.TempoBPM = promptTempo
+	} else if t != "" {
 		v, err := strconv.ParseFloat(t, 64)
 		if err != nil || v < 20 || v > 400 {
 			return a, fmt.Errorf("tempo %q: give beats per minute, 20–400", t)
@@ -273,6 +286,8 @@ func (c *composeScreen) chipAttributes() (token.Attributes, error) {
 	}
 	return a, nil
 }
+
+func tempoText(bpm float64) string { return strconv.FormatFloat(math.Round(bpm), 'f', -1, 64) }
 
 func parsePrograms(s string) []int {
 	var out []int
@@ -321,12 +336,8 @@ func (c *composeScreen) refreshModels() {
 	c.modelDirs = dirs
 	prev := c.model.Selected
 	c.model.Options = opts
-	if _, ok := dirs[prev]; !ok || prev == defaultModelLabel {
-		// No default model ships yet: prefer the newest trained one.
+	if _, ok := dirs[prev]; !ok || prev == chooseFolderLabel {
 		prev = defaultModelLabel
-		if len(opts) > 2 {
-			prev = opts[1]
-		}
 	}
 	c.model.SetSelected(prev)
 }
@@ -346,9 +357,6 @@ func (c *composeScreen) modelChosen(label string) {
 		}, c.e.win)
 		d.Show()
 		return
-	case defaultModelLabel:
-		c.noModel.SetText(app.ErrNoModel.Error() + ".")
-		c.noModel.Show()
 	default:
 		c.noModel.SetText("")
 		c.noModel.Hide()
@@ -362,9 +370,13 @@ func (c *composeScreen) request(newSeed bool) (app.ComposeRequest, error) {
 	if err != nil {
 		return r, err
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(c.length.Text))
-	if err != nil || n < 1 || n > 16384 {
-		return r, fmt.Errorf("length %q: give tokens, 1–16384", c.length.Text)
+	n := 0 // enough for the bars
+	if t := strings.TrimSpace(c.length.Text); t != "" && t != "auto" {
+		v, err := strconv.Atoi(t)
+		if err != nil || v < 1 || v > 32768 {
+			return r, fmt.Errorf("length %q: give tokens, 1–32768, or leave it empty", c.length.Text)
+		}
+		n = v
 	}
 	temp, err := strconv.ParseFloat(strings.TrimSpace(c.temperature.Text), 64)
 	if err != nil || temp < 0 || temp > 5 {
@@ -403,12 +415,6 @@ func (c *composeScreen) startGenerate(regenerate bool) {
 		c.e.setStatus("Cannot generate: " + err.Error())
 		return
 	}
-	if req.ModelDir == "" {
-		c.e.setStatus(app.ErrNoModel.Error())
-		c.noModel.SetText(app.ErrNoModel.Error() + ".")
-		c.noModel.Show()
-		return
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.mu.Lock()
 	c.running = cancel
@@ -436,6 +442,10 @@ func (c *composeScreen) startGenerate(regenerate bool) {
 				c.progress.SetValue(0)
 				if ctx.Err() != nil {
 					c.e.status.SetText("Generation cancelled")
+				} else if errors.Is(err, app.ErrNoModel) {
+					c.e.status.SetText(err.Error())
+					c.noModel.SetText(err.Error() + ".")
+					c.noModel.Show()
 				} else {
 					c.e.status.SetText("Generation failed: " + err.Error())
 				}
@@ -565,7 +575,8 @@ func (c *composeScreen) newHistoryRow() fyne.CanvasObject {
 	l.Truncation = fyne.TextTruncateEllipsis
 	rating := widget.NewSelect([]string{"–", "1", "2", "3", "4", "5"}, nil)
 	play := widget.NewButtonWithIcon("", theme.MediaPlayIcon(), nil)
-	return container.NewBorder(nil, nil, nil, container.NewHBox(rating, play), l)
+	del := widget.NewButtonWithIcon("", theme.DeleteIcon(), nil)
+	return container.NewBorder(nil, nil, nil, container.NewHBox(rating, play, del), l)
 }
 
 func (c *composeScreen) updateHistoryRow(id widget.ListItemID, o fyne.CanvasObject) {
@@ -578,6 +589,7 @@ func (c *composeScreen) updateHistoryRow(id widget.ListItemID, o fyne.CanvasObje
 	box := b.Objects[1].(*fyne.Container)
 	rating := box.Objects[0].(*widget.Select)
 	play := box.Objects[1].(*widget.Button)
+	del := box.Objects[2].(*widget.Button)
 	prompt := p.Prompt
 	if prompt == "" {
 		prompt = "(no prompt)"
@@ -603,6 +615,43 @@ func (c *composeScreen) updateHistoryRow(id widget.ListItemID, o fyne.CanvasObje
 		c.openPiece(p)
 		c.pb.play(c.current, c.currentName, c.roll)
 	}
+	del.OnTapped = func() { c.confirmDelete(p) }
+}
+
+// confirmDelete asks before deleting a piece (its record and MIDI file).
+func (c *composeScreen) confirmDelete(p app.PieceRow) {
+	prompt := p.Prompt
+	if prompt == "" {
+		prompt = "(no prompt)"
+	}
+	c.deleteDialog = dialog.NewConfirm("Delete piece", fmt.Sprintf("Delete piece #%d “%s” and its MIDI file?", p.ID, prompt),
+		func(ok bool) {
+			c.deleteDialog = nil
+			if ok {
+				c.deletePiece(p)
+			}
+		}, c.e.win)
+	c.deleteDialog.SetConfirmImportance(widget.DangerImportance)
+	c.deleteDialog.Show()
+}
+
+// deletePiece deletes a piece; the shown piece is cleared if it was that
+// one.
+func (c *composeScreen) deletePiece(p app.PieceRow) {
+	if err := c.e.studio.DeletePiece(p.ID); err != nil {
+		c.e.setStatus("Delete: " + err.Error())
+		return
+	}
+	if c.currentName == filepath.Base(p.Abs) {
+		c.pb.stop()
+		c.current, c.currentName = nil, ""
+		c.roll.SetScore(nil)
+		c.title.SetText(fmt.Sprintf("Piece #%d deleted", p.ID))
+		c.evalText.SetText("")
+	}
+	c.history.UnselectAll()
+	c.refreshHistory()
+	c.e.setStatus(fmt.Sprintf("Deleted piece #%d", p.ID))
 }
 
 // evaluationText is the evaluation of one piece in a few lines.

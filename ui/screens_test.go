@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -42,17 +45,12 @@ func TestComposeGenerateAddsPieceToHistory(t *testing.T) {
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1100, 720))
 	c := s.Compose
-	if c.model.Selected != defaultModelLabel || !c.noModel.Visible() {
-		t.Fatalf("with no trained model: model %q, no-model note visible %v", c.model.Selected, c.noModel.Visible())
+	if c.model.Selected != defaultModelLabel || c.noModel.Visible() {
+		t.Fatalf("model %q, no-model note visible %v; want the default model", c.model.Selected, c.noModel.Visible())
 	}
 	test.Type(c.prompt, "calm piano waltz in D minor, 90 bpm, 8 bars")
 	if c.meter.Selected != "3/4" || c.key.Selected != "D minor" || c.tempo.Text != "90" || c.bars.Text != "8" || c.instruments.Text != "0" {
 		t.Fatalf("chips: meter %q key %q tempo %q bars %q instruments %q", c.meter.Selected, c.key.Selected, c.tempo.Text, c.bars.Text, c.instruments.Text)
-	}
-	// Generate without a model says so and stores nothing.
-	test.Tap(c.generate)
-	if len(c.pieces) != 0 {
-		t.Fatal("a piece without a model")
 	}
 	c.modelDirs["Folder tiny"] = model
 	c.refreshModels()
@@ -162,10 +160,75 @@ func TestTrainingRunDrawsLossCurve(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != storage.RunDone {
 		t.Fatalf("runs = %+v", runs)
 	}
-	// Compose now offers the trained model.
-	if s.Compose.model.Selected == defaultModelLabel {
-		t.Error("compose does not offer the trained model")
+	// Compose now offers the trained model (the default stays chosen).
+	offered := false
+	for _, o := range s.Compose.model.Options {
+		offered = offered || strings.HasPrefix(o, "Training run ")
+	}
+	if !offered || s.Compose.model.Selected != defaultModelLabel {
+		t.Errorf("compose models %v, chosen %q", s.Compose.model.Options, s.Compose.model.Selected)
 	}
 }
 
 func fyneTableCell(row int) widget.TableCellID { return widget.TableCellID{Row: row, Col: 0} }
+
+// With the default model, the window makes byte for byte the MIDI file
+// `amt generate "PROMPT" --seed S` makes: the chips filled from the prompt
+// force what the command line forces. A rating is kept on the piece, and
+// a piece is deleted only after the confirmation.
+func TestComposeDefaultModelMatchesCLIAndDeletes(t *testing.T) {
+	a := test.NewTempApp(t)
+	st := tempStudio(t)
+	s := NewShell(a, st, nil)
+	defer s.Close()
+	s.Window.Resize(fyne.NewSize(1100, 720))
+	c := s.Compose
+	const prompt = "slow jazz ballad in B flat major for piano and double bass, 6 bars"
+	test.Type(c.prompt, prompt)
+	c.seed.SetText("21")
+	test.Tap(c.generate)
+	waitFor(t, func() bool { return len(c.pieces) == 1 && c.running == nil })
+	p := c.pieces[0]
+	if p.Model != app.EmbeddedModelDir || p.Attrs.Bars != 6 {
+		t.Fatalf("piece model %q attrs %+v", p.Model, p.Attrs)
+	}
+	gui, err := os.ReadFile(p.Abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "cli.mid")
+	var stdout, stderr bytes.Buffer
+	if code := app.Main(context.Background(), &app.Env{Stdout: &stdout, Stderr: &stderr}, []string{"generate", prompt, "-o", out, "--seed", "21"}); code != 0 {
+		t.Fatalf("amt generate: exit %d: %s", code, stderr.String())
+	}
+	if cli, err := os.ReadFile(out); err != nil || !bytes.Equal(gui, cli) {
+		t.Fatalf("GUI piece (%d bytes) differs from amt generate's (%d bytes, %v)", len(gui), len(cli), err)
+	}
+
+	if err := st.RatePiece(p.ID, 3); err != nil {
+		t.Fatal(err)
+	}
+	c.refreshHistory()
+	if c.pieces[0].Rating != 3 {
+		t.Errorf("rating %d, want 3", c.pieces[0].Rating)
+	}
+	c.confirmDelete(c.pieces[0])
+	if c.deleteDialog == nil {
+		t.Fatal("no confirmation shown")
+	}
+	c.deleteDialog.Hide() // dismissed: nothing deleted
+	if ps, _ := st.Pieces(app.DefaultProject); len(ps) != 1 {
+		t.Fatalf("dismissing deleted: %d pieces", len(ps))
+	}
+	c.confirmDelete(c.pieces[0])
+	c.deleteDialog.Confirm()
+	if ps, _ := st.Pieces(app.DefaultProject); len(ps) != 0 || len(c.pieces) != 0 {
+		t.Fatalf("after confirming: %d stored, %d listed", len(ps), len(c.pieces))
+	}
+	if _, err := os.Stat(p.Abs); !os.IsNotExist(err) {
+		t.Errorf("MIDI file after delete: %v", err)
+	}
+	if c.current != nil {
+		t.Error("the deleted piece is still shown")
+	}
+}

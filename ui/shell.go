@@ -87,8 +87,19 @@ func (e *env) runsChanged() {
 // with openErr when the store could not be opened: the screens then say
 // why).
 func NewShell(a fyne.App, st *app.Studio, openErr error) *Shell {
+	return fillShell(a, newWindow(a), st, openErr)
+}
+
+// newWindow is the main window at its start size, before any screen.
+func newWindow(a fyne.App) fyne.Window {
 	w := a.NewWindow(Title)
 	w.SetIcon(Icon)
+	w.Resize(fyne.NewSize(1100, 720))
+	return w
+}
+
+// fillShell builds the screens over st into w.
+func fillShell(a fyne.App, w fyne.Window, st *app.Studio, openErr error) *Shell {
 	s := &Shell{Window: w, Status: widget.NewLabel("Ready")}
 	s.Status.Truncation = fyne.TextTruncateEllipsis
 	e := &env{app: a, win: w, studio: st, err: openErr, bridge: newBridge(), status: s.Status, project: app.DefaultProject}
@@ -109,7 +120,6 @@ func NewShell(a fyne.App, st *app.Studio, openErr error) *Shell {
 	s.Tabs.SetTabLocation(container.TabLocationTop)
 	s.Tabs.OnSelected = func(*container.TabItem) { s.Training.setVisible(s.Tabs.SelectedIndex() == 2) }
 	w.SetContent(container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), s.Status), nil, nil, s.Tabs))
-	w.Resize(fyne.NewSize(1100, 720))
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
 		for _, u := range uris {
 			if s.Datasets.importDropped(u.Path()) {

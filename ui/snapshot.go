@@ -79,6 +79,9 @@ func snapshot(st *app.Studio, screen string, size fyne.Size) (image.Image, error
 	a.Settings().SetTheme(theme.DefaultTheme())
 	s := NewShell(a, st, nil)
 	defer s.Close()
+	// The capture shows live resource graphs (the window samples only
+	// while a run trains).
+	s.Training.idleEvery = time.Second
 	if err := s.Select(screen); err != nil {
 		return nil, err
 	}
@@ -87,27 +90,12 @@ func snapshot(st *app.Studio, screen string, size fyne.Size) (image.Image, error
 		// Let the resource sampler deliver two samples.
 		time.Sleep(2200 * time.Millisecond)
 	}
-	// Fyne's software painter can panic on an object caught mid-layout
-	// with a negative size; such a capture is retried.
-	var err error
-	for try := 0; try < 5; try++ {
-		var img image.Image
-		img, err = capture(s.Window)
-		if err == nil {
-			return img, nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return nil, err
-}
-
-func capture(w fyne.Window) (img image.Image, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("snapshot: capture failed: %v", r)
-		}
-	}()
-	fyne.DoAndWait(func() { img = w.Canvas().Capture() })
+	// Fyne's test driver applies the bridge's updates (resource samples,
+	// status) on the posting goroutine, so a capture racing one painted a
+	// layout half-updated (the crash an earlier version retried); the
+	// capture holds the bridge instead.
+	var img image.Image
+	s.env.bridge.hold(func() { fyne.DoAndWait(func() { img = s.Window.Canvas().Capture() }) })
 	return img, nil
 }
 
