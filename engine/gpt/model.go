@@ -196,7 +196,6 @@ type gradActs struct {
 	atty         nn.Buffer // (B,T,C)
 	qkv          nn.Buffer // (B,T,3C)
 	fch, fchGelu nn.Buffer // (B,T,4C)
-	B, T         int
 }
 
 func newGradActs(be nn.Backend, c Config, B, T int) *gradActs {
@@ -206,7 +205,7 @@ func newGradActs(be nn.Backend, c Config, B, T int) *gradActs {
 	for _, s := range sizes {
 		total += s
 	}
-	d := &gradActs{all: be.Alloc(total), B: B, T: T}
+	d := &gradActs{all: be.Alloc(total)}
 	off := 0
 	for i, p := range []*nn.Buffer{&d.logits, &d.res, &d.ln, &d.atty, &d.qkv, &d.fch, &d.fchGelu} {
 		*p = d.all.Slice(off, sizes[i])

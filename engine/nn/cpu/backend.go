@@ -1,6 +1,10 @@
 // Package cpu is the CPU backend of engine/nn: matrix products through
-// OpenBLAS cblas_sgemm (cgo, Debian libopenblas-dev), every other kernel in
-// Go, parallel over rows with a worker pool sized to GOMAXPROCS. It is the
+// OpenBLAS cblas_sgemm (cgo, Debian libopenblas-dev; single-threaded, one call
+// per part), every other kernel in Go (float32 exp by range reduction and a
+// polynomial, no float64 math in the hot loops), parallel with a worker pool
+// sized to GOMAXPROCS whose threads claim fixed parts of each kernel as they
+// get CPU time (pool.go: deterministic results, no stall when the OS
+// deschedules a worker). Causal attention skips the masked blocks. It is the
 // only package of the engine that uses cgo.
 //
 // It must never import app/, ui/ or storage/.
