@@ -40,7 +40,7 @@ type TrainResult struct {
 func init() {
 	c := &Command{
 		Name:    "train",
-		Usage:   "train --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T] [--resume] [--json] [--profile DIR]",
+		Usage:   "train --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T] [--device cpu|cuda|auto] [--resume] [--json] [--profile DIR]",
 		Summary: "train the GPT model on token shards or MIDI files (CPU)",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -65,6 +65,7 @@ func init() {
 		resume := fs.Bool("resume", false, "continue from OUT/checkpoint.safetensors")
 		jsonOut := fs.Bool("json", false, "JSON line per logged step and a final JSON object")
 		profile := fs.String("profile", "", "write cpu.pprof and trace.out into this folder")
+		dev := fs.String("device", "cpu", "compute device: cpu, cuda, or auto (CUDA when it opens, else the CPU)")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -87,10 +88,10 @@ func init() {
 		enc := json.NewEncoder(w)
 		spec := TrainSpec{Data: *data, Out: *out, Preset: *preset, Steps: *steps, Batch: *batch, Context: *context_,
 			Accum: *accum, LR: *lr, MinLR: *minLR, Warmup: *warmup, WeightDecay: *wd, Clip: *clip, ValEvery: *valEvery,
-			ValFrac: *valFrac, CheckpointEvery: *ckEvery, Seed: *seed, Resume: *resume}
+			ValFrac: *valFrac, CheckpointEvery: *ckEvery, Seed: *seed, Resume: *resume, Device: *dev}
 		onStart := func(i TrainStart) {
 			if !*jsonOut {
-				fmt.Fprintf(w, "model %s: %d parameters; data: %d pieces, %d tokens (%d files skipped)\n", i.Preset, i.Params, i.Pieces, i.Tokens, i.Skipped)
+				fmt.Fprintf(w, "device: %s\nmodel %s: %d parameters; data: %d pieces, %d tokens (%d files skipped)\n", i.Device, i.Preset, i.Params, i.Pieces, i.Tokens, i.Skipped)
 				w.Flush()
 			}
 		}

@@ -184,9 +184,15 @@ func TestTrainJobRecordsPausesAndResumes(t *testing.T) {
 	}
 	spec := DefaultTrainSpec()
 	spec.Preset, spec.Steps, spec.Batch, spec.Context, spec.ValEvery, spec.CheckpointEvery = "tiny", 40, 2, 32, 2, 2
-	spec.Device = "gpu"
-	if _, err := s.StartTraining(TrainJobConfig{Dataset: ing.Dataset, Spec: spec}); !errors.Is(err, ErrNoGPUBackend) {
-		t.Fatalf("gpu: err = %v, want ErrNoGPUBackend", err)
+	if ok, _ := GPUAvailable(); !ok {
+		spec.Device = "gpu"
+		if _, err := s.StartTraining(TrainJobConfig{Dataset: ing.Dataset, Spec: spec}); !errors.Is(err, ErrNoGPUBackend) {
+			t.Fatalf("gpu without CUDA: err = %v, want ErrNoGPUBackend", err)
+		}
+	}
+	spec.Device = "tpu"
+	if _, err := s.StartTraining(TrainJobConfig{Dataset: ing.Dataset, Spec: spec}); !errors.Is(err, ErrBadDevice) {
+		t.Fatalf("tpu: err = %v, want ErrBadDevice", err)
 	}
 	spec.Device = "cpu"
 	if _, err := s.StartTraining(TrainJobConfig{Dataset: "nope", Spec: spec}); !errors.Is(err, storage.ErrNotFound) {

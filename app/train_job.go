@@ -8,13 +8,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/amtstudio/amt/engine/gpt"
-	"github.com/amtstudio/amt/engine/nn/cpu"
 	"github.com/amtstudio/amt/engine/train"
 	"github.com/amtstudio/amt/storage"
 )
@@ -42,16 +42,18 @@ type TrainSpec struct {
 	Resume          bool    `json:"-"`
 	// Workers of the CPU backend; 0: one per core.
 	Workers int `json:"workers"`
-	// Device is "cpu" (""); "gpu" is refused with ErrNoGPUBackend until the
-	// CUDA backend exists.
+	// Device is a --device value (OpenDevice): "cpu" (""), "cuda" ("gpu"),
+	// or "auto".
 	Device string `json:"device"`
 }
 
-// ErrNoGPUBackend is returned for Device "gpu".
-var ErrNoGPUBackend = errors.New("GPU training needs the CUDA backend, which is not built yet")
+// ErrNoGPUBackend is returned when a run asks for the GPU and the CUDA
+// backend does not open on this machine (the error says why).
+var ErrNoGPUBackend = errors.New("GPU training needs a working CUDA device")
 
 // TrainStart describes a run as it starts.
 type TrainStart struct {
+	Device  string // the backend opened and why (nn.Choice.Reason)
 	Params  int
 	Preset  string
 	Pieces  int
@@ -71,9 +73,6 @@ func DefaultTrainSpec() TrainSpec {
 // that ended the run (context.Canceled when stopped; a checkpoint was
 // written first).
 func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), onStep func(train.Event)) (*TrainResult, error) {
-	if spec.Device != "" && spec.Device != "cpu" {
-		return nil, fmt.Errorf("train: device %q: %w", spec.Device, ErrNoGPUBackend)
-	}
 	if spec.Warmup == 0 {
 		spec.Warmup = max(1, spec.Steps/20)
 	}
@@ -91,11 +90,9 @@ func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), o
 		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	cfg.BOS, cfg.EOS = int(v.BOS), int(v.EOS)
-	var be *cpu.Backend
-	if spec.Workers > 0 {
-		be = cpu.NewWorkers(spec.Workers)
-	} else {
-		be = cpu.New()
+	be, choice, err := OpenDevice(spec.Device, spec.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
 	}
 	defer be.Close()
 	m, err := gpt.New(be, cfg)
@@ -110,7 +107,7 @@ func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), o
 		return nil, err
 	}
 	if onStart != nil {
-		onStart(TrainStart{Params: m.NumParams(), Preset: spec.Preset, Pieces: ds.Pieces(), Tokens: ds.Tokens(), Skipped: len(ds.Skipped)})
+		onStart(TrainStart{Device: choice.Reason, Params: m.NumParams(), Preset: spec.Preset, Pieces: ds.Pieces(), Tokens: ds.Tokens(), Skipped: len(ds.Skipped)})
 	}
 	opts := train.Options{Steps: spec.Steps, Batch: spec.Batch, Context: spec.Context, Accum: spec.Accum, LR: spec.LR,
 		MinLR: spec.MinLR, Warmup: spec.Warmup, WeightDecay: spec.WeightDecay, Clip: spec.Clip, ValEvery: spec.ValEvery,
@@ -194,8 +191,14 @@ func (s *Studio) StartTraining(cfg TrainJobConfig) (*TrainJob, error) {
 	if cfg.Project == "" {
 		cfg.Project = DefaultProject
 	}
-	if cfg.Spec.Device != "" && cfg.Spec.Device != "cpu" {
-		return nil, fmt.Errorf("train: device %q: %w", cfg.Spec.Device, ErrNoGPUBackend)
+	switch d := strings.ToLower(cfg.Spec.Device); d {
+	case "", "cpu", "auto":
+	case "cuda", "gpu":
+		if ok, why := GPUAvailable(); !ok {
+			return nil, fmt.Errorf("train: device %s: %w: %s", d, ErrNoGPUBackend, why)
+		}
+	default:
+		return nil, fmt.Errorf("train: device %q: %w (one of %s)", d, ErrBadDevice, strings.Join(DeviceNames(), ", "))
 	}
 	list, err := ListDatasets(s.Store, cfg.Project)
 	if err != nil {
