@@ -16,9 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/amtstudio/amt/engine/atomicfile"
 )
 
 // Config is the shape of a model. JSON uses Hugging Face GPT-2 keys.
@@ -158,27 +159,10 @@ func writeAtomic(path string, data []byte) error {
 	})
 }
 
-func writeAtomicFunc(path string, write func(f *os.File) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("gpt: write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("gpt: write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("gpt: write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("gpt: write %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
+// writeAtomicFunc writes path atomically (engine/atomicfile), naming the
+// file in the error.
+func writeAtomicFunc(path string, write func(f *os.File) error) error {
+	if err := atomicfile.Write(path, write); err != nil {
 		return fmt.Errorf("gpt: write %s: %w", path, err)
 	}
 	return nil
