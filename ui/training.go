@@ -77,15 +77,22 @@ func newTrainingScreen(e *env) *trainingScreen {
 	t.device = widget.NewRadioGroup([]string{"CPU", "GPU"}, nil)
 	t.device.Horizontal = true
 	t.device.Selected = "CPU"
-	gpuWhy := widget.NewLabel("GPU: " + app.ErrNoGPUBackend.Error())
+	t.device.Disable()
+	gpuWhy := widget.NewLabel("GPU: checking for CUDA…")
 	gpuWhy.Importance = widget.LowImportance
 	gpuWhy.Wrapping = fyne.TextWrapWord
-	t.device.OnChanged = func(v string) {
-		if v == "GPU" {
-			t.device.SetSelected("CPU")
-			e.setStatus("GPU training: " + app.ErrNoGPUBackend.Error())
-		}
-	}
+	// Opening CUDA loads the driver: off the UI goroutine.
+	go func() {
+		ok, why := app.GPUAvailable()
+		e.bridge.Post("train.gpu", func() {
+			if ok {
+				gpuWhy.SetText("GPU: " + why)
+				t.device.Enable()
+			} else {
+				gpuWhy.SetText("GPU unavailable: " + why)
+			}
+		})
+	}()
 
 	t.start = widget.NewButtonWithIcon("Start", theme.MediaPlayIcon(), t.startRun)
 	t.start.Importance = widget.HighImportance
@@ -303,6 +310,9 @@ func (t *trainingScreen) spec() (app.TrainSpec, error) {
 	s.ValEvery = max(1, s.Steps/20)
 	s.CheckpointEvery = max(1, s.Steps/10)
 	s.Device = "cpu"
+	if t.device.Selected == "GPU" {
+		s.Device = "cuda"
+	}
 	return s, nil
 }
 
