@@ -106,6 +106,7 @@ func newTrainingScreen(e *env) *trainingScreen {
 	t.alerts = widget.NewLabel("")
 	t.alerts.Importance = widget.DangerImportance
 	t.alerts.Wrapping = fyne.TextWrapWord
+	t.alerts.Hide() // shown with an alert; an empty label would take a line
 	t.checkpoints = widget.NewLabel("")
 	t.checkpoints.Wrapping = fyne.TextWrapWord
 
@@ -377,6 +378,7 @@ func (t *trainingScreen) attach(j *app.TrainJob, fresh bool) {
 		t.stageSum = [4]float64{}
 	}
 	t.alerts.SetText("")
+	t.alerts.Hide()
 	t.info.SetText(fmt.Sprintf("Run %d starting…", j.RunID))
 	t.setButtons()
 	t.updateSampler()
@@ -476,10 +478,12 @@ func (t *trainingScreen) checkAlerts(tps, dataShare float64) {
 	}
 	if len(a) == 0 {
 		t.alerts.SetText("")
+		t.alerts.Hide()
 		return
 	}
 	msg := "⚠ " + strings.Join(a, " · ")
 	t.alerts.SetText(msg)
+	t.alerts.Show()
 	t.e.status.SetText(msg)
 }
 

@@ -157,6 +157,24 @@ func (r *resourceRenderer) Destroy() {}
 
 var pctTicks = []float64{0, 25, 50, 75, 100}
 
+// minTickGap is the least height between two y labels, so they never
+// overlap (a label is about 14 px tall).
+const minTickGap = 22
+
+// pctTicksFor picks the percentage ticks that fit a plot h pixels tall:
+// every 25% when there is room, else 0/50/100, else 0 and 100, else none.
+func pctTicksFor(h float32) []float64 {
+	switch {
+	case h >= 4*minTickGap:
+		return pctTicks
+	case h >= 2*minTickGap:
+		return []float64{0, 50, 100}
+	case h >= minTickGap:
+		return []float64{0, 100}
+	}
+	return nil
+}
+
 func (r *resourceRenderer) Refresh() {
 	g := r.g
 	g.mu.Lock()
@@ -188,15 +206,16 @@ func (r *resourceRenderer) Refresh() {
 	}
 	top := r.f.header(p, size, g.title, "", r.legend)
 	bottom := r.f.footer(p, size, "")
+	ticks := pctTicksFor(bottom - top)
 	r.labels = r.labels[:0]
-	for _, v := range pctTicks {
+	for _, v := range ticks {
 		r.labels = append(r.labels, fmt.Sprintf("%.0f%%", v))
 	}
 	left := float32(chartPad) + yLabelWidth(p, r.labels) + tickLen + labelGap
 	right := size.Width - chartPad - 8
 	toY := func(v float64) float32 { return bottom - float32(v/100)*(bottom-top) }
 	r.pos = r.pos[:0]
-	for _, v := range pctTicks {
+	for _, v := range ticks {
 		r.pos = append(r.pos, toY(v))
 	}
 	r.f.yAxis(p, left, right, r.pos, r.labels)

@@ -72,3 +72,19 @@ func TestResourceGraphFromGoroutineViaDo(t *testing.T) {
 	g.SetSeries() // no series at all
 	g.Push(1, 2)
 }
+
+// Y labels never come closer than minTickGap, whatever the height.
+func TestPctTicksFit(t *testing.T) {
+	for h := float32(0); h < 300; h += 3 {
+		ticks := pctTicksFor(h)
+		if len(ticks) == 1 {
+			t.Fatalf("height %v: one tick", h)
+		}
+		if n := len(ticks); n > 1 && h/float32(n-1) < minTickGap {
+			t.Fatalf("height %v: %d ticks, %.1f px apart", h, n, h/float32(n-1))
+		}
+		if h >= 4*minTickGap && len(ticks) != 5 {
+			t.Fatalf("height %v: %d ticks, want 5", h, len(ticks))
+		}
+	}
+}
