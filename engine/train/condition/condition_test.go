@@ -414,3 +414,60 @@ func TestBarsRequireAndNoEmptyRuns(t *testing.T) {
 		}
 	}
 }
+
+// A walk that piles notes on every onset still ends: at most MaxOnsetNotes
+// per onset; and an open meter is sampled among the common ones.
+func TestBarsBoundsOnsetsAndMeters(t *testing.T) {
+	v := token.DefaultVocab()
+	mask := make([]bool, v.Size())
+	g := v.NewGrammar()
+	a := token.Unspecified()
+	a.Bars = 2
+	g.Force(a)
+	c := NewBars(v, g, 2)
+	c.CommonMetersOnly()
+	c.Push(v.BOS)
+	seq := []uint16{v.BOS}
+	pitchLo, _ := v.Range(token.KindPitch)
+	for steps := 0; !c.Done() && steps < 5000; steps++ {
+		c.Allow(mask)
+		tk := uint16(0)
+		for i, m := range mask { // the lowest allowed id, but a Pitch whenever allowed
+			if m {
+				tk = uint16(i)
+				break
+			}
+		}
+		if mask[pitchLo+60] {
+			tk = pitchLo + 60
+		}
+		if err := c.Push(tk); err != nil {
+			t.Fatal(err)
+		}
+		seq = append(seq, tk)
+	}
+	if !c.Done() {
+		t.Fatalf("not done after %d tokens", len(seq))
+	}
+	s, dec, err := v.Decode(seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(CommonMeters, token.Meter{Num: dec.MeterNum, Den: dec.MeterDen}) && len(s.Meters) > 0 {
+		m := s.Meters[0]
+		if !slices.Contains(CommonMeters, token.Meter{Num: m.Num, Den: m.Den}) {
+			t.Fatalf("meter %d/%d is not a common one", m.Num, m.Den)
+		}
+	}
+	at := map[int64]int{}
+	for _, tr := range s.Tracks {
+		for _, n := range tr.Notes {
+			at[n.Tick]++
+		}
+	}
+	for tick, k := range at {
+		if k > MaxOnsetNotes {
+			t.Fatalf("%d notes at tick %d", k, tick)
+		}
+	}
+}

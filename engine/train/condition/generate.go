@@ -52,6 +52,54 @@ type Bars struct {
 	need, played       [token.DrumProgram + 1]bool
 	missing            int
 	atOnset            bool // after Position (and its Tempo): a Program starts the onset's notes
+	onsetNotes         int  // notes at the current onset
+	// meters: METER and TimeSig tokens a sampled (unforced) meter may use.
+	meters map[uint16]bool
+}
+
+// MaxOnsetNotes bounds the notes of one onset (a chord): beyond it only a
+// later onset, a bar line or the end may follow. Without it a model that
+// does not want to end can pile notes on the last onset until the token
+// limit.
+const MaxOnsetNotes = 12
+
+// CommonMeters are the meters a meter the prompt leaves open may take; the
+// rare ones of the corpora (1/4, 4/2, 3/2 …) make odd pieces of N bars.
+var CommonMeters = []token.Meter{{Num: 4, Den: 4}, {Num: 3, Den: 4}, {Num: 2, Den: 4}, {Num: 6, Den: 8},
+	{Num: 2, Den: 2}, {Num: 12, Den: 8}, {Num: 9, Den: 8}, {Num: 5, Den: 4}, {Num: 7, Den: 8}, {Num: 6, Den: 4}}
+
+// CommonMetersOnly restricts a meter the model samples (METER attribute or
+// first TimeSig) to CommonMeters; a forced meter is unaffected.
+func (b *Bars) CommonMetersOnly() {
+	b.meters = map[uint16]bool{}
+	for _, m := range CommonMeters {
+		if t, ok := b.v.Lookup("METER_" + m.String()); ok {
+			b.meters[t] = true
+		}
+		if t, ok := b.v.Lookup("TimeSig_" + m.String()); ok {
+			b.meters[t] = true
+		}
+	}
+}
+
+// keepOnly clears mask over token kind k except the tokens in keep, when
+// that leaves one of them allowed.
+func keepOnly(v *token.Vocab, mask []bool, k token.Kind, keep map[uint16]bool) {
+	lo, n := v.Range(k)
+	any := false
+	for t := int(lo); t < int(lo)+n; t++ {
+		if mask[t] && keep[uint16(t)] {
+			any = true
+		}
+	}
+	if !any {
+		return
+	}
+	for t := int(lo); t < int(lo)+n; t++ {
+		if !keep[uint16(t)] {
+			mask[t] = false
+		}
+	}
 }
 
 // Require asks that every program of programs (and drums when drums) play
@@ -89,6 +137,8 @@ func (b *Bars) Push(tok uint16) error {
 	k, x := b.v.Kind(tok)
 	b.atOnset = k == token.KindPosition || (k == token.KindTempo && b.atOnset)
 	switch k {
+	case token.KindPosition:
+		b.onsetNotes = 0
 	case token.KindBar:
 		if b.Grammar.Bars() > 1 {
 			if b.barNotes == 0 {
@@ -100,6 +150,7 @@ func (b *Bars) Push(tok uint16) error {
 		b.barNotes = 0
 	case token.KindDuration:
 		b.barNotes++
+		b.onsetNotes++
 		if b.prog >= 0 && b.need[b.prog] && !b.played[b.prog] {
 			b.played[b.prog] = true
 			b.missing--
@@ -170,8 +221,32 @@ func NewBars(v *token.Vocab, g *token.Grammar, n int) *Bars {
 // Allow is the grammar's mask with the bar count enforced.
 func (b *Bars) Allow(mask []bool) {
 	b.Grammar.Allow(mask)
+	if b.meters != nil {
+		keepOnly(b.v, mask, token.KindMeterAttr, b.meters)
+		if b.timeSig == 0 {
+			keepOnly(b.v, mask, token.KindTimeSig, b.meters)
+		}
+	}
 	if !b.Grammar.InBody() {
 		return
+	}
+	if b.onsetNotes >= MaxOnsetNotes {
+		lo, n := b.v.Range(token.KindPitch)
+		plo, pn := b.v.Range(token.KindProgram)
+		other := false
+		for i, ok := range mask {
+			if ok && !(i >= int(lo) && i < int(lo)+n) && !(i >= int(plo) && i < int(plo)+pn) {
+				other = true
+			}
+		}
+		if other {
+			for i := int(lo); i < int(lo)+n; i++ {
+				mask[i] = false
+			}
+			for i := int(plo); i < int(plo)+pn; i++ {
+				mask[i] = false
+			}
+		}
 	}
 	// After the first Tempo and TimeSig, none: a restatement of the same
 	// value is redundant (the encoder never writes one) and another value
