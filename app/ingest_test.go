@@ -12,7 +12,9 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +24,8 @@ import (
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/pipeline"
+	"github.com/amtstudio/amt/engine/text"
+	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/storage"
 )
 
@@ -210,13 +214,47 @@ func TestIngestChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := Ingest(context.Background(), st, IngestOptions{Project: "k", Dir: root, BatchItems: 8, Mode: pipeline.Mode(os.Getenv("AMT_INGEST_CHILD_MODE"))}); err != nil {
+	col, err := text.NewCollector(root, text.CollectorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The real work, a few milliseconds slower a file, and a SIGKILL of this
+	// process `tail` after the start of the killAt-th file's analysis: the
+	// kill lands inside the run (reading, parsing, a batch commit, the shard
+	// writes or the style phase) however fast the machine is.
+	killAt, _ := strconv.Atoi(os.Getenv("AMT_INGEST_CHILD_KILL_AT"))
+	tail, _ := time.ParseDuration(os.Getenv("AMT_INGEST_CHILD_KILL_TAIL"))
+	proc := &slowProcessor{Processor: &realProcessor{vocab: token.DefaultVocab(), col: col, emb: text.NewHashed()},
+		delay: 3 * time.Millisecond, killAt: int64(killAt), tail: tail}
+	if _, err := Ingest(context.Background(), st, IngestOptions{Project: "k", Dir: root, BatchItems: 8, Mode: pipeline.Mode(os.Getenv("AMT_INGEST_CHILD_MODE")), Processor: proc}); err != nil {
 		t.Fatal(err)
 	}
 }
 
+// slowProcessor delays each file's analysis and kills the process after
+// the killAt-th one.
+type slowProcessor struct {
+	pipeline.Processor
+	delay  time.Duration
+	killAt int64
+	tail   time.Duration
+	calls  atomic.Int64
+}
+
+func (p *slowProcessor) Analyze(it *pipeline.Item) error {
+	if p.calls.Add(1) == p.killAt {
+		go func() {
+			time.Sleep(p.tail)
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}()
+	}
+	time.Sleep(p.delay)
+	return p.Processor.Analyze(it)
+}
+
 // TestIngestKilledRunsLeaveStoreConsistent kills ingestion subprocesses
-// with SIGKILL at random moments, then finishes in-process, and compares
+// with SIGKILL at random moments (each child kills itself a random time
+// after a random file, see TestIngestChild), then finishes in-process, and compares
 // the store with a clean ingestion of the same folder: same items, same
 // pieces, same styles, no stray files, no duplicates.
 func TestIngestKilledRunsLeaveStoreConsistent(t *testing.T) {
@@ -240,21 +278,20 @@ func TestIngestKilledRunsLeaveStoreConsistent(t *testing.T) {
 	killed := 0
 	for i := 0; i < 6; i++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestIngestChild$")
+		// At most 40 files + 90 ms (≤ 60 more files at 3 ms a file on two
+		// workers) per run: the first two runs cannot finish the 240 files,
+		// so at least two kills land mid-run on any machine.
+		killAt, tail := 1+rng.IntN(40), time.Duration(rng.IntN(90))*time.Millisecond
 		cmd.Env = append(os.Environ(), "AMT_INGEST_CHILD_HOME="+home, "AMT_INGEST_CHILD_ROOT="+root,
-			"AMT_INGEST_CHILD_MODE="+[]string{"stream", "preload", "mmap"}[i%3])
+			"AMT_INGEST_CHILD_MODE="+[]string{"stream", "preload", "mmap"}[i%3],
+			fmt.Sprintf("AMT_INGEST_CHILD_KILL_AT=%d", killAt), "AMT_INGEST_CHILD_KILL_TAIL="+tail.String())
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		delay := time.Duration(20+rng.IntN(300)) * time.Millisecond
-		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
+		err := cmd.Run()
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			killed++
 		}
-		t.Logf("run %d killed after %v: %v", i, delay, err)
+		t.Logf("run %d: kill %v after the start of file %d: %v", i, tail, killAt, err)
 		if i == 0 {
 			// Make the next runs re-ingest something: change a file.
 			os.WriteFile(filepath.Join(root, "set0", "tune000.mid"), []byte("MThd garbage now"), 0o644)
