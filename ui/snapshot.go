@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/engine/atomicfile"
 )
 
 // Snapshot renders the named screen with Fyne's software test driver (no
@@ -101,24 +102,8 @@ func snapshot(st *app.Studio, screen string, size fyne.Size) (image.Image, error
 
 // WritePNG writes img to path atomically (temp file, fsync, rename).
 func WritePNG(path string, img image.Image) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".snapshot-*.png")
+	err := atomicfile.Write(path, func(f *os.File) error { return png.Encode(f, img) })
 	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	err = png.Encode(f, img)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
