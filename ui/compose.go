@@ -61,12 +61,13 @@ type composeScreen struct {
 	modelDirs                       map[string]string
 	noModel                         *widget.Label
 
-	progress *widget.ProgressBar
-	cancel   *widget.Button
-	roll     *widgets.PianoRoll
-	title    *widget.Label
-	evalText *widget.Label
-	play     *widget.Button
+	progress    *widget.ProgressBar
+	progressRow *fyne.Container
+	cancel      *widget.Button
+	roll        *widgets.PianoRoll
+	title       *widget.Label
+	evalText    *widget.Label
+	play        *widget.Button
 
 	history     *widget.List
 	pieces      []app.PieceRow
@@ -159,11 +160,15 @@ func newComposeScreen(e *env) *composeScreen {
 	settings := container.NewGridWithColumns(5,
 		chip("Length", c.length), chip("Temperature", c.temperature), chip("Top-p", c.topP),
 		chip("Seed", container.NewBorder(nil, nil, nil, dice, c.seed)), chip("Model", c.model))
+	// The progress row is hidden until the first generation: an idle bar at
+	// 0% reads as stuck.
+	c.progressRow = container.NewBorder(nil, nil, nil, c.cancel, c.progress)
+	c.progressRow.Hide()
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, nil, c.generate, c.prompt),
 		widget.NewLabel("Understood from the prompt (edit to change):"),
 		chips, settings, c.noModel,
-		container.NewBorder(nil, nil, nil, c.cancel, c.progress),
+		c.progressRow,
 	)
 	tools := container.NewHBox(c.play, exportMIDI, exportWAV, regen)
 	piece := container.NewBorder(container.NewVBox(c.title, tools), nil, nil, nil, c.roll)
@@ -423,6 +428,7 @@ func (c *composeScreen) startGenerate(regenerate bool) {
 	c.generate.Disable()
 	c.cancel.Enable()
 	c.progress.SetValue(0)
+	c.progressRow.Show()
 	c.e.setStatus("Generating…")
 	req.Progress = func(done, total int) {
 		c.e.bridge.Post("compose.progress", func() { c.progress.SetValue(float64(done) / float64(total)) })

@@ -29,13 +29,14 @@ type datasetsScreen struct {
 	e    *env
 	root fyne.CanvasObject
 
-	project  *widget.Select
-	dataset  *widget.Select
-	datasets []app.DatasetSummary
-	importB  *widget.Button
-	cancelB  *widget.Button
-	progress *widget.ProgressBar
-	stage    *widget.Label
+	project     *widget.Select
+	dataset     *widget.Select
+	datasets    []app.DatasetSummary
+	importB     *widget.Button
+	cancelB     *widget.Button
+	progress    *widget.ProgressBar
+	progressRow *fyne.Container
+	stage       *widget.Label
 
 	stages      *widgets.StageChart
 	verdict     *widget.Label
@@ -151,9 +152,13 @@ func newDatasetsScreen(e *env) *datasetsScreen {
 	d.pitchHist = widgets.NewHistogram("Pitch range by octave")
 	d.instrHist = widgets.NewHistogram("Instruments")
 
+	// The progress row is hidden until the first import: an idle bar at 0%
+	// reads as stuck.
+	d.progressRow = container.NewBorder(nil, nil, nil, d.cancelB, d.progress)
+	d.progressRow.Hide()
 	top := container.NewVBox(
 		container.NewHBox(widget.NewLabel("Project"), d.project, newProject, widget.NewLabel("Dataset"), d.dataset, d.importB),
-		container.NewBorder(nil, nil, nil, d.cancelB, d.progress), d.stage)
+		d.progressRow, d.stage)
 	filters := container.NewVBox(d.search, container.NewHBox(widget.NewLabel("Sort"), d.sortBy, d.failedOnly))
 	items := container.NewBorder(filters, nil, nil, nil, d.table)
 	report := container.NewBorder(d.verdict, d.suggestions, nil, nil, d.stages)
@@ -482,6 +487,7 @@ func (d *datasetsScreen) startImport(dir string) {
 	d.importB.Disable()
 	d.cancelB.Enable()
 	d.progress.SetValue(0)
+	d.progressRow.Show()
 	d.stage.SetText("Scanning " + dir + "…")
 	d.e.setStatus("Importing " + filepath.Base(dir))
 	events := make(chan pipeline.Event, 64)

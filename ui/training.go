@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -249,6 +250,10 @@ func (t *trainingScreen) showPastRun(r storage.TrainRun) {
 	t.showCheckpoints(t.e.studio.Store.Abs(r.ModelDir))
 	if n := len(tl[0]); n > 0 {
 		t.info.SetText(fmt.Sprintf("Run %d (%s): %d steps, last train loss %.4f", r.ID, r.Status, int(tl[0][n-1]), tl[1][n-1]))
+		var cfg app.TrainJobConfig
+		if json.Unmarshal(r.Config, &cfg) == nil && cfg.Spec.Steps > 0 {
+			t.progress.SetValue(min(1, tl[0][n-1]/float64(cfg.Spec.Steps)))
+		}
 	}
 }
 
