@@ -36,12 +36,11 @@ var ErrBadRating = errors.New("rating must be 0 (none) to 5")
 
 // PutPiece inserts p (ID 0) or updates it.
 func PutPiece(tx *bolt.Tx, p *Piece) error {
-	if p.ID == 0 {
-		id, err := nextID(tx, bucketPieces)
-		if err != nil {
-			return err
-		}
-		p.ID = id
+	isNew, err := assignID(tx, bucketPieces, &p.ID)
+	if err != nil {
+		return err
+	}
+	if isNew {
 		p.Created = time.Now().UTC()
 	}
 	return putRecord(tx, bucketPieces, p.ID, p)
@@ -107,14 +106,7 @@ func (s *Store) DeletePiece(id uint64) error {
 
 // Pieces lists a project's pieces, oldest first.
 func Pieces(tx *bolt.Tx, projectID uint64) ([]Piece, error) {
-	var out []Piece
-	err := each(tx, bucketPieces, func(_ uint64, p *Piece) bool {
-		if p.ProjectID == projectID {
-			out = append(out, *p)
-		}
-		return true
-	})
-	return out, err
+	return filter(tx, bucketPieces, func(p *Piece) bool { return p.ProjectID == projectID })
 }
 
 // SetSetting stores v (as JSON) under key.

@@ -74,19 +74,16 @@ func ProjectByName(tx *bolt.Tx, name string) (*Project, error) {
 
 // Projects lists all projects in creation order.
 func Projects(tx *bolt.Tx) ([]Project, error) {
-	var out []Project
-	err := each(tx, bucketProjects, func(_ uint64, p *Project) bool { out = append(out, *p); return true })
-	return out, err
+	return filter(tx, bucketProjects, func(*Project) bool { return true })
 }
 
 // PutDataset inserts d (ID 0: a new id is assigned) or updates it.
 func PutDataset(tx *bolt.Tx, d *Dataset) error {
-	if d.ID == 0 {
-		id, err := nextID(tx, bucketDatasets)
-		if err != nil {
-			return err
-		}
-		d.ID = id
+	isNew, err := assignID(tx, bucketDatasets, &d.ID)
+	if err != nil {
+		return err
+	}
+	if isNew {
 		d.Created = time.Now().UTC()
 	}
 	d.Updated = time.Now().UTC()
@@ -101,14 +98,7 @@ func GetDataset(tx *bolt.Tx, id uint64) (*Dataset, error) {
 
 // Datasets lists a project's datasets in creation order.
 func Datasets(tx *bolt.Tx, projectID uint64) ([]Dataset, error) {
-	var out []Dataset
-	err := each(tx, bucketDatasets, func(_ uint64, d *Dataset) bool {
-		if d.ProjectID == projectID {
-			out = append(out, *d)
-		}
-		return true
-	})
-	return out, err
+	return filter(tx, bucketDatasets, func(d *Dataset) bool { return d.ProjectID == projectID })
 }
 
 // DatasetByRoot finds the project's dataset imported from root.

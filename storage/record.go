@@ -69,6 +69,33 @@ func nextID(tx *bolt.Tx, bucket []byte) (uint64, error) {
 	return tx.Bucket(bucket).NextSequence()
 }
 
+// assignID gives *id the bucket's next sequence number when it is 0 (a new
+// record) and reports whether it did.
+func assignID(tx *bolt.Tx, bucket []byte, id *uint64) (bool, error) {
+	if *id != 0 {
+		return false, nil
+	}
+	n, err := nextID(tx, bucket)
+	if err != nil {
+		return false, err
+	}
+	*id = n
+	return true, nil
+}
+
+// filter decodes a bucket's records in key order and returns those keep
+// accepts (a project's datasets, runs, …).
+func filter[T any](tx *bolt.Tx, bucket []byte, keep func(v *T) bool) ([]T, error) {
+	var out []T
+	err := each(tx, bucket, func(_ uint64, v *T) bool {
+		if keep(v) {
+			out = append(out, *v)
+		}
+		return true
+	})
+	return out, err
+}
+
 // each decodes every record of a bucket in key order into a fresh T and
 // calls fn; fn returning false stops the walk.
 func each[T any](tx *bolt.Tx, bucket []byte, fn func(id uint64, v *T) bool) error {

@@ -55,12 +55,8 @@ type IngestRun struct {
 
 // PutIngestRun inserts r (ID 0) or updates it.
 func PutIngestRun(tx *bolt.Tx, r *IngestRun) error {
-	if r.ID == 0 {
-		id, err := nextID(tx, bucketIngestRuns)
-		if err != nil {
-			return err
-		}
-		r.ID = id
+	if _, err := assignID(tx, bucketIngestRuns, &r.ID); err != nil {
+		return err
 	}
 	return putRecord(tx, bucketIngestRuns, r.ID, r)
 }
@@ -73,14 +69,7 @@ func GetIngestRun(tx *bolt.Tx, id uint64) (*IngestRun, error) {
 
 // IngestRuns lists a project's ingestion runs, oldest first.
 func IngestRuns(tx *bolt.Tx, projectID uint64) ([]IngestRun, error) {
-	var out []IngestRun
-	err := each(tx, bucketIngestRuns, func(_ uint64, r *IngestRun) bool {
-		if r.ProjectID == projectID {
-			out = append(out, *r)
-		}
-		return true
-	})
-	return out, err
+	return filter(tx, bucketIngestRuns, func(r *IngestRun) bool { return r.ProjectID == projectID })
 }
 
 // TrainRun is one training run; Config is the training configuration as
@@ -100,12 +89,8 @@ type TrainRun struct {
 
 // PutTrainRun inserts r (ID 0) or updates it.
 func PutTrainRun(tx *bolt.Tx, r *TrainRun) error {
-	if r.ID == 0 {
-		id, err := nextID(tx, bucketTrainRuns)
-		if err != nil {
-			return err
-		}
-		r.ID = id
+	if _, err := assignID(tx, bucketTrainRuns, &r.ID); err != nil {
+		return err
 	}
 	return putRecord(tx, bucketTrainRuns, r.ID, r)
 }
@@ -118,14 +103,7 @@ func GetTrainRun(tx *bolt.Tx, id uint64) (*TrainRun, error) {
 
 // TrainRuns lists a project's training runs, oldest first.
 func TrainRuns(tx *bolt.Tx, projectID uint64) ([]TrainRun, error) {
-	var out []TrainRun
-	err := each(tx, bucketTrainRuns, func(_ uint64, r *TrainRun) bool {
-		if r.ProjectID == projectID {
-			out = append(out, *r)
-		}
-		return true
-	})
-	return out, err
+	return filter(tx, bucketTrainRuns, func(r *TrainRun) bool { return r.ProjectID == projectID })
 }
 
 // Metric is one point of a run's metric series.

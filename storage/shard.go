@@ -26,12 +26,8 @@ type Shard struct {
 // PutShard inserts s (ID 0: a new id is assigned) or updates it. Write the
 // files first (atomically), then record them.
 func PutShard(tx *bolt.Tx, s *Shard) error {
-	if s.ID == 0 {
-		id, err := nextID(tx, bucketShards)
-		if err != nil {
-			return err
-		}
-		s.ID = id
+	if _, err := assignID(tx, bucketShards, &s.ID); err != nil {
+		return err
 	}
 	return putRecord(tx, bucketShards, s.ID, s)
 }
