@@ -5,13 +5,13 @@
 # augmented examples, export float16 weights into assets/model, rebuild
 # bin/amt and run the prompt suite. Environment:
 #   AMT_MODEL_WORK  scratch folder (default /tmp/amt-model)
-#   STEPS BATCH CONTEXT PRESET  training shape (default 650, 8, 512, small)
+#   STEPS BATCH CONTEXT PRESET  training shape (default 1500, 8, 512, small)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 DATA=${AMT_SHARED_DATA:-../shared/data}
 WORK=${AMT_MODEL_WORK:-/tmp/amt-model}
-STEPS=${STEPS:-650}
+STEPS=${STEPS:-1500}
 BATCH=${BATCH:-8}
 CONTEXT=${CONTEXT:-512}
 PRESET=${PRESET:-small}
