@@ -54,6 +54,7 @@ type SuiteReport struct {
 	Prompts           int                   `json:"prompts"`
 	Bars              int                   `json:"bars"`
 	KeyBias           float32               `json:"key_bias"`
+	Candidates        int                   `json:"candidates"`
 	Temperature       float64               `json:"temperature"`
 	TopP              float64               `json:"top_p"`
 	Valid             float64               `json:"valid_rate"`
@@ -139,6 +140,7 @@ type SuiteOptions struct {
 	Bars        int    // 0: each prompt's, else DefaultBars
 	Seed        uint64 // prompt i samples with Seed+i
 	KeyBias     float32
+	Candidates  int     // PromptRequest.Candidates (0 or 1: one sample)
 	Temperature float64 // 0: DefaultTemperature
 	TopP        float64 // 0: DefaultTopP
 	CorpusDir   string  // "": the stored corpus means
@@ -147,7 +149,7 @@ type SuiteOptions struct {
 // EvalSuite generates one piece per prompt and scores the set.
 func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, progress func(i int)) (*SuiteReport, error) {
 	bars, seed, keyBias, corpusDir := o.Bars, o.Seed, o.KeyBias, o.CorpusDir
-	rep := &SuiteReport{Model: m.Dir, Prompts: len(prompts), Bars: bars, KeyBias: keyBias, Temperature: o.Temperature, TopP: o.TopP, Floors: map[string]bool{}}
+	rep := &SuiteReport{Model: m.Dir, Prompts: len(prompts), Bars: bars, KeyBias: keyBias, Candidates: max(o.Candidates, 1), Temperature: o.Temperature, TopP: o.TopP, Floors: map[string]bool{}}
 	start := time.Now()
 	var ads []eval.Adherence
 	var sp, sg float64
@@ -159,7 +161,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 		}
 		sd := seed + uint64(i)
 		piece := SuitePiece{Prompt: p, Seed: sd}
-		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd, KeyBias: keyBias, Temperature: o.Temperature, TopP: o.TopP})
+		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd, KeyBias: keyBias, Candidates: o.Candidates, Temperature: o.Temperature, TopP: o.TopP})
 		if err == nil {
 			// Valid: the MIDI file written parses back with the same notes.
 			var buf bytes.Buffer
@@ -178,7 +180,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 			valid++
 			piece.Measured, piece.Adherence, piece.Tokens, piece.Seconds = r.Measured, r.Adherence, r.New, r.Seconds
 			ads = append(ads, r.Adherence)
-			toks += r.New
+			toks += r.Sampled
 			genSecs += r.Seconds
 			if v := r.Metrics.PitchClassEntropy; !math.IsNaN(v) {
 				sp += v
@@ -251,6 +253,7 @@ func init() {
 		limit := fs.Int("limit", 0, "only the first N prompts")
 		corpusDir := fs.String("corpus", "", "corpora folder for the reference means (default: ../shared/data when present)")
 		keyBias := fs.Float64("key-bias", DefaultKeyBias, "logit penalty of pitches outside the requested key's scale (0: the model alone)")
+		candidates := fs.Int("candidates", DefaultCandidates, "per prompt, sample up to N pieces and keep the one that meets the most requested attributes (1: one sample)")
 		temp := fs.Float64("temperature", DefaultTemperature, "sampling temperature")
 		topP := fs.Float64("top-p", DefaultTopP, "nucleus sampling mass")
 		jsonOut := fs.Bool("json", false, "print a JSON object")
@@ -281,7 +284,7 @@ func init() {
 		if *corpusDir == "" {
 			*corpusDir = corpus.Dir()
 		}
-		rep, err := EvalSuite(ctx, m, prompts, SuiteOptions{Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), Temperature: *temp, TopP: *topP, CorpusDir: *corpusDir}, nil)
+		rep, err := EvalSuite(ctx, m, prompts, SuiteOptions{Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), Candidates: *candidates, Temperature: *temp, TopP: *topP, CorpusDir: *corpusDir}, nil)
 		if err != nil {
 			return err
 		}

@@ -217,7 +217,7 @@ func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResul
 		return nil, err
 	}
 	preq := PromptRequest{Prompt: req.Prompt, Attrs: req.Attrs, Seed: req.Seed, Temperature: req.Temperature,
-		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias}
+		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias, Candidates: DefaultCandidates}
 	if preq.Temperature == 0 {
 		preq.Temperature = 1e-9 // greedy, as amt generate --temperature 0
 	}
