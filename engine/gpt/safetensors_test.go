@@ -1,7 +1,6 @@
 package gpt
 
 import (
-	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -49,64 +48,6 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	}
 }
 
-func TestHalfConversions(t *testing.T) {
-	cases := []struct {
-		f    float32
-		h, b uint16
-	}{
-		{1, 0x3c00, 0x3f80}, {-2, 0xc000, 0xc000}, {0.5, 0x3800, 0x3f00}, {65504, 0x7bff, 0x4780},
-		{0, 0, 0}, {float32(math.Inf(1)), 0x7c00, 0x7f80}, {5.960464477539063e-08, 0x0001, 0x3380},
-	}
-	for _, c := range cases {
-		if got := f32ToF16(c.f); got != c.h {
-			t.Errorf("f16(%g) = %#04x, want %#04x", c.f, got, c.h)
-		}
-		if got := f16ToF32(c.h); got != c.f && c.f != 65504 {
-			t.Errorf("f16 %#04x = %g, want %g", c.h, got, c.f)
-		}
-		if got := f32ToBF16(c.f); got != c.b {
-			t.Errorf("bf16(%g) = %#04x, want %#04x", c.f, got, c.b)
-		}
-	}
-}
-
-func stFile(header string, data int) []byte {
-	b := make([]byte, 8+len(header)+data)
-	binary.LittleEndian.PutUint64(b, uint64(len(header)))
-	copy(b[8:], header)
-	return b
-}
-
-func TestParseSafetensorsRejectsBadFiles(t *testing.T) {
-	huge := make([]byte, 8)
-	binary.LittleEndian.PutUint64(huge, 1<<62)
-	cases := []struct {
-		name, want string
-		data       []byte
-	}{
-		{"short", "shorter than", []byte{1, 2, 3}},
-		{"header past end", "exceeds the file size", stFile(`{}`, 0)[:9]},
-		{"header huge", "exceeds the limit", huge},
-		{"not json", "not a JSON object", stFile(`{"a":`, 0)},
-		{"bad dtype", "dtype \"I64\"", stFile(`{"a":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}`, 8)},
-		{"offsets past data", "outside the 4 data bytes", stFile(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`, 4)},
-		{"size mismatch", "want 12", stFile(`{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}`, 8)},
-		{"negative dim", "bad shape", stFile(`{"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,0]}}`, 0)},
-		{"overflow dims", "bad shape", stFile(`{"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}}`, 0)},
-		{"reversed offsets", "outside", stFile(`{"a":{"dtype":"F32","shape":[0],"data_offsets":[4,0]}}`, 4)},
-		{"overlap", "overlap", stFile(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8)},
-		{"one offset", "data_offsets has 1", stFile(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0]}}`, 4)},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, _, err := ParseSafetensors("x.safetensors", c.data)
-			if !errors.Is(err, ErrBadSafetensors) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "x.safetensors") {
-				t.Fatalf("err = %v, want ErrBadSafetensors naming the file and %q", err, c.want)
-			}
-		})
-	}
-}
-
 func TestLoadRejectsMismatchedModel(t *testing.T) {
 	m, be := tinyModel(t, 25, 22)
 	dir := t.TempDir()
@@ -147,24 +88,4 @@ func TestLoadRejectsMismatchedModel(t *testing.T) {
 	if _, err := Load(be, dir); !errors.Is(err, ErrBadConfig) {
 		t.Fatalf("n_embd not a multiple of n_head: err %v", err)
 	}
-}
-
-func FuzzParseSafetensors(f *testing.F) {
-	f.Add(stFile(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, 4))
-	f.Add(stFile(`{"__metadata__":{"format":"pt"},"b":{"dtype":"BF16","shape":[2,1],"data_offsets":[0,4]}}`, 4))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		ts, _, err := ParseSafetensors("fuzz", data)
-		if err != nil {
-			return
-		}
-		for _, tn := range ts {
-			n := 1
-			for _, d := range tn.Shape {
-				n *= d
-			}
-			if n != len(tn.Data) {
-				t.Fatalf("tensor %s: %d values for shape %v", tn.Name, len(tn.Data), tn.Shape)
-			}
-		}
-	})
 }

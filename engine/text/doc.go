@@ -6,8 +6,8 @@
 //     (Collector, PieceInfo, Caption);
 //   - text embedders behind one interface: a built-in hashed n-gram embedder
 //     that needs no weights (NewHashed) and a BERT-compatible encoder that
-//     loads a Hugging Face BERT folder (LoadBERT), with a minimal safetensors
-//     reader and writer of its own;
+//     loads a Hugging Face BERT folder (LoadBERT; weights through
+//     engine/safetensors);
 //   - the prompt parser that turns a user's words into token.Attributes plus
 //     mood and genre words (ParsePrompt).
 //
