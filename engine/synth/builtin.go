@@ -159,19 +159,16 @@ func (tb *timbre) table(f, rate float64) []float32 {
 }
 
 type bChannel struct {
-	program  int
-	drum     bool
-	timbre   int
-	bend     float64 // cents
-	volume   int
-	expr     int
-	pan      int
-	sustain  bool
-	modWheel int
+	controls
+	program int
+	drum    bool
+	timbre  int
+	bend    float64 // cents
 }
 
 func (c *bChannel) reset() {
-	*c = bChannel{program: c.program, drum: c.drum, timbre: c.timbre, volume: 100, expr: 127, pan: 64}
+	*c = bChannel{program: c.program, drum: c.drum, timbre: c.timbre}
+	c.resetControls()
 }
 
 type builtinSynth struct {
@@ -222,17 +219,9 @@ func (s *builtinSynth) PitchBend(c, bend int) {
 func (s *builtinSynth) Control(c, cc, value int) {
 	ch := s.ch(c)
 	value = min(max(value, 0), 127)
+	ch.set(cc, value)
 	switch cc {
-	case 1:
-		ch.modWheel = value
-	case 7:
-		ch.volume = value
-	case 10:
-		ch.pan = value
-	case 11:
-		ch.expr = value
 	case 64:
-		ch.sustain = value >= 64
 		if !ch.sustain {
 			for i := 0; i < s.n; i++ {
 				if v := &s.voices[i]; v.ch == c && v.sustained {
@@ -389,7 +378,7 @@ func (v *bVoice) start(s *builtinSynth, c int, ch *bChannel, key, vel int, clock
 		v.tb = timbres[ch.timbre]
 		v.table = v.tb.table(v.f0, s.rate)
 	}
-	vol := float64(ch.volume) / 127 * float64(ch.expr) / 127
+	vol := float64(ch.volume) / 127 * float64(ch.expression) / 127
 	vol *= vol
 	theta := float64(ch.pan) / 127 * math.Pi / 2
 	v.gainL = float32(vol * math.Cos(theta) * math.Sqrt2 * 0.35)

@@ -339,3 +339,38 @@ func validRate(rate int) int {
 	}
 	return min(max(rate, 8000), 192000)
 }
+
+// controls is the controller state both synthesizers keep per MIDI channel
+// (CC 1, 7, 10, 11, 64); each synthesizer adds what its voices need.
+type controls struct {
+	volume     int  // CC7
+	expression int  // CC11
+	pan        int  // CC10
+	modWheel   int  // CC1
+	sustain    bool // CC64 ≥ 64
+}
+
+// resetControls sets the General MIDI defaults (CC121, reset all controllers).
+func (c *controls) resetControls() {
+	*c = controls{volume: 100, expression: 127, pan: 64}
+}
+
+// set stores controller cc (value already clamped to 0–127) when it is one
+// of these and reports whether it was.
+func (c *controls) set(cc, value int) bool {
+	switch cc {
+	case 1:
+		c.modWheel = value
+	case 7:
+		c.volume = value
+	case 10:
+		c.pan = value
+	case 11:
+		c.expression = value
+	case 64:
+		c.sustain = value >= 64
+	default:
+		return false
+	}
+	return true
+}

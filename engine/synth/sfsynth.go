@@ -46,22 +46,19 @@ const ctrlBlock = 64
 
 // channel is the state of one MIDI channel.
 type channel struct {
-	program    int
-	drum       bool
-	preset     *Preset
-	bend       float64 // cents
-	bendRange  float64 // semitones
-	volume     int     // CC7
-	expression int     // CC11
-	pan        int     // CC10
-	modWheel   int     // CC1
-	sustain    bool    // CC64 ≥ 64
-	reverb     int     // CC91
-	chorus     int     // CC93
+	controls
+	program   int
+	drum      bool
+	preset    *Preset
+	bend      float64 // cents
+	bendRange float64 // semitones
+	reverb    int     // CC91
+	chorus    int     // CC93
 }
 
 func (c *channel) reset() {
-	*c = channel{program: c.program, drum: c.drum, preset: c.preset, bendRange: 2, volume: 100, expression: 127, pan: 64, reverb: 40}
+	*c = channel{program: c.program, drum: c.drum, preset: c.preset, bendRange: 2, reverb: 40}
+	c.resetControls()
 }
 
 // sfSynth is the SoundFont synthesizer.
@@ -138,17 +135,9 @@ func (s *sfSynth) PitchBend(c, bend int) {
 func (s *sfSynth) Control(c, cc, value int) {
 	ch := s.ch(c)
 	value = min(max(value, 0), 127)
+	ch.set(cc, value)
 	switch cc {
-	case 1:
-		ch.modWheel = value
-	case 7:
-		ch.volume = value
-	case 10:
-		ch.pan = value
-	case 11:
-		ch.expression = value
 	case 64:
-		ch.sustain = value >= 64
 		if !ch.sustain {
 			for _, vi := range s.active {
 				v := &s.voices[vi]
