@@ -13,12 +13,18 @@ type Attributes struct {
 	// Meter: 0/0 unspecified.
 	MeterNum int `json:"meter_num,omitempty"`
 	MeterDen int `json:"meter_den,omitempty"`
+	// Genre: a genre family of the vocabulary (GenreFamilies), "" unspecified.
+	Genre string `json:"genre,omitempty"`
 	// Programs: General MIDI programs 0–127 of the pitched instruments; nil
 	// unspecified. Drums is set separately.
 	Programs []int `json:"programs,omitempty"`
 	Drums    *bool `json:"drums,omitempty"` // nil unspecified
-	Bars     int   `json:"bars,omitempty"`  // length in bars; 0 unspecified
-	// Density: notes per bar bin index as the vocabulary defines; -1 unspecified.
+	// Bars is the length in bars (in a training window of a version 2
+	// vocabulary: the bars from the window's first bar to the piece's end);
+	// 0 unspecified.
+	Bars int `json:"bars,omitempty"`
+	// Density: density bin index as the vocabulary defines it (notes per
+	// quarter note in version 2, notes per bar in version 1); -1 unspecified.
 	Density int `json:"density"`
 	// Style: the style group (cluster of caption embeddings); -1 unspecified.
 	Style int `json:"style"`

@@ -27,17 +27,22 @@ const (
 	AttrDensity
 	AttrLength
 	AttrStyle
-	AttrAll = AttrTempo | AttrKey | AttrMeter | AttrInstruments | AttrDensity | AttrLength | AttrStyle
+	AttrGenre
+	AttrAll = AttrTempo | AttrKey | AttrMeter | AttrInstruments | AttrDensity | AttrLength | AttrStyle | AttrGenre
 )
 
 var attrOfKind = map[Kind]AttrSet{KindTempoAttr: AttrTempo, KindKeyAttr: AttrKey, KindMeterAttr: AttrMeter,
-	KindInstrumentAttr: AttrInstruments, KindDensityAttr: AttrDensity, KindLengthAttr: AttrLength, KindStyleAttr: AttrStyle}
+	KindInstrumentAttr: AttrInstruments, KindDensityAttr: AttrDensity, KindLengthAttr: AttrLength, KindStyleAttr: AttrStyle, KindGenreAttr: AttrGenre}
 
 // DropAttributes copies toks leaving out the prefix tokens of the attributes
 // in drop (attribute dropout: the model learns to choose what the prompt
 // does not name). Instruments are dropped as a whole, never one by one, as
-// a partial list would wrongly restrict the body's programs.
+// a partial list would wrongly restrict the body's programs, and never with
+// a vocabulary whose Config.InstrumentsRequired is set.
 func (v *Vocab) DropAttributes(dst, toks []uint16, drop AttrSet) []uint16 {
+	if v.cfg.InstrumentsRequired {
+		drop &^= AttrInstruments // the grammar wants them listed
+	}
 	body := false
 	for _, t := range toks {
 		if !body {

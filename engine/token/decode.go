@@ -68,6 +68,8 @@ func (v *Vocab) Decode(toks []uint16) (*midi.Score, Attributes, error) {
 			} else {
 				meterOther = true
 			}
+		case KindGenreAttr:
+			a.Genre = v.cfg.Genres[x]
 		case KindInstrumentAttr:
 			if !instruments {
 				instruments = true

@@ -41,6 +41,7 @@ var encoders = sync.Pool{New: func() any { return new(encoder) }}
 // bodyStats is what encoding the body learns about the score.
 type bodyStats struct {
 	bars       int
+	units      int64 // grid units of the bars (their meters' lengths)
 	notes      int
 	tempoBin   int // initial
 	meter      int // initial body meter
@@ -242,6 +243,7 @@ func (v *Vocab) encodeBody(e *encoder, s *midi.Score) (bodyStats, error) {
 	barLen := int64(v.bodyBarLen[cur])
 	barStart := int64(0)
 	bars := 1
+	units := barLen
 	body = append(body, v.Bar, v.tok(KindTimeSig, cur), v.tok(KindTempo, initial))
 	curTempo := initial
 	pos := int64(-1)
@@ -267,6 +269,7 @@ func (v *Vocab) encodeBody(e *encoder, s *midi.Score) (bodyStats, error) {
 				barLen = int64(v.bodyBarLen[cur])
 				body = append(body, v.tok(KindTimeSig, cur))
 			}
+			units += barLen
 			pos = -1
 		}
 	}
@@ -319,6 +322,7 @@ func (v *Vocab) encodeBody(e *encoder, s *midi.Score) (bodyStats, error) {
 		return st, fmt.Errorf("token: encode: more than %d bars: %w", v.cfg.MaxBars, ErrTooLong)
 	}
 	st.bars = bars
+	st.units = units
 	return st, nil
 }
 
@@ -330,12 +334,13 @@ func Measure(s *midi.Score, m midi.Metadata) Attributes {
 
 var defaultVocab = sync.OnceValue(DefaultVocab)
 
-// Measure returns the attributes of a score, all set except Style (-1):
+// Measure returns the attributes of a score, all set except Style (-1) and
+// Genre (which the notes do not tell; the caller adds it from metadata):
 // the initial tempo and meter as the body encodes them, the key from the
 // metadata's EstimatedKey (Krumhansl–Schmuckler over the notes, not the
 // declared signature, so the label is what the music sounds like), the programs and drums
 // of the tracks that have notes, the number of bars of the body and the
-// density bin of notes per bar. These are exactly the labels Encode accepts
+// density bin (DensityBin's unit). These are exactly the labels Encode accepts
 // for the score. A score that cannot be encoded yields what can be measured
 // (Bars 0 and Density -1 then).
 func (v *Vocab) Measure(s *midi.Score, m midi.Metadata) Attributes {
@@ -364,10 +369,29 @@ func (v *Vocab) attributesOf(st *bodyStats, ok bool, m midi.Metadata) Attributes
 	a.Drums = &drums
 	if ok {
 		a.Bars = st.bars
-		a.Density = v.DensityBin(float64(st.notes) / float64(st.bars))
+		a.Density = v.DensityBin(v.density(st.notes, st.bars, st.units))
 	}
 	return a
 }
+
+// density is the vocabulary's density measure of notes over bars spanning
+// units grid units: notes per quarter note (version 2) or per bar.
+func (v *Vocab) density(notes, bars int, units int64) float64 {
+	if v.cfg.DensityPerBeat {
+		if units <= 0 {
+			return 0
+		}
+		return float64(notes) * float64(v.cfg.PositionsPerBeat) / float64(units)
+	}
+	if bars <= 0 {
+		return 0
+	}
+	return float64(notes) / float64(bars)
+}
+
+// Density returns the vocabulary's density measure (see DensityBin) of
+// notes over bars spanning units grid units.
+func (v *Vocab) Density(notes, bars int, units int64) float64 { return v.density(notes, bars, units) }
 
 // Encode returns the token sequence of a score: the attribute prefix of a
 // (as Prefix, except that the style slot is always present, STYLE_NONE
@@ -391,6 +415,14 @@ func (v *Vocab) AppendEncode(dst []uint16, s *midi.Score, a Attributes) ([]uint1
 	}
 	if err := v.check(&st, a); err != nil {
 		return dst, err
+	}
+	if a.Programs == nil && v.cfg.InstrumentsRequired {
+		// The grammar wants the instruments listed: the score's own.
+		m := v.attributesOf(&st, true, midi.Metadata{})
+		a.Programs, a.Drums = m.Programs, m.Drums
+		if len(a.Programs) == 0 && !*a.Drums {
+			a.Programs = []int{0} // a score without notes lists piano
+		}
 	}
 	return v.appendSequence(dst, e.body, a)
 }
@@ -461,7 +493,8 @@ func (v *Vocab) check(st *bodyStats, a Attributes) error {
 }
 
 // Prefix returns the attribute prefix BOS … SEP of a, in the fixed order
-// TEMPO_BIN, KEY, METER, INSTRUMENT…, DENSITY, LENGTH, STYLE. Unset
+// TEMPO_BIN, KEY, METER, GENRE, INSTRUMENT…, DENSITY, LENGTH, STYLE (a genre
+// the vocabulary does not have is left out). Unset
 // attributes are omitted: the model, trained with attribute dropout, then
 // chooses those aspects of the music itself (to have it state them
 // explicitly, push only BOS and the forced tokens through a Grammar with
@@ -482,6 +515,9 @@ func (v *Vocab) appendPrefix(dst []uint16, a Attributes, styleSlot bool) []uint1
 	}
 	if a.MeterNum > 0 && a.MeterDen > 0 {
 		dst = append(dst, v.tok(KindMeterAttr, v.MeterIndex(a.MeterNum, a.MeterDen)))
+	}
+	if g := v.GenreIndex(a.Genre); g >= 0 {
+		dst = append(dst, v.tok(KindGenreAttr, g))
 	}
 	if a.Programs != nil {
 		for _, p := range instrumentList(a.Programs, a.Drums != nil && *a.Drums) {

@@ -10,6 +10,7 @@ const (
 	slotTempo = iota
 	slotKey
 	slotMeter
+	slotGenre
 	slotInstrument
 	slotDensity
 	slotLength
@@ -17,7 +18,7 @@ const (
 	numSlots
 )
 
-var slotKinds = [numSlots]Kind{KindTempoAttr, KindKeyAttr, KindMeterAttr, KindInstrumentAttr,
+var slotKinds = [numSlots]Kind{KindTempoAttr, KindKeyAttr, KindMeterAttr, KindGenreAttr, KindInstrumentAttr,
 	KindDensityAttr, KindLengthAttr, KindStyleAttr}
 
 type phase uint8
@@ -52,7 +53,7 @@ var bodyStateNames = [...]string{"after SEP", "after the first Bar", "after the 
 
 // Grammar is the incremental state machine of valid token sequences:
 //
-//	BOS [TEMPO_BIN] [KEY] [METER] [INSTRUMENT…ascending] [DENSITY] [LENGTH] [STYLE] SEP
+//	BOS [TEMPO_BIN] [KEY] [METER] [GENRE] [INSTRUMENT…ascending] [DENSITY] [LENGTH] [STYLE] SEP
 //	Bar TimeSig Tempo (first bar header: meter and tempo always stated)
 //	( Bar [TimeSig] [Tempo]
 //	| Position [Tempo] (Program Pitch Velocity Duration (Pitch Velocity Duration)*)*
@@ -62,8 +63,10 @@ var bodyStateNames = [...]string{"after SEP", "after the first Bar", "after the 
 // (positions per bar follow the current TimeSig). The attribute prefix also
 // constrains the body: the first Tempo is the TEMPO_BIN, the first TimeSig
 // is the METER, Program tokens are among the INSTRUMENT tokens (when any are
-// given), and the number of bars lies in the LENGTH bin. Every sequence it
-// allows, stopped anywhere, decodes to a valid Score.
+// given), and the number of bars lies in the LENGTH bin. With a vocabulary
+// whose Config.InstrumentsRequired is set, at least one INSTRUMENT must come
+// before SEP. Every sequence it allows, stopped anywhere, decodes to a valid
+// Score.
 //
 // A Grammar is not safe for concurrent use; make one per sequence.
 type Grammar struct {
@@ -84,6 +87,7 @@ type Grammar struct {
 	fTempo      int
 	fKey        int
 	fMeter      int
+	fGenre      int
 	fDensity    int
 	fLength     int
 	fStyle      int
@@ -110,7 +114,7 @@ func (v *Vocab) NewGrammar() *Grammar {
 // Reset returns the grammar to the start of a sequence and clears Force.
 func (g *Grammar) Reset() {
 	*g = Grammar{v: g.v, lastInstr: -1, tempoAttr: -1, meterAttr: -1, lengthBin: -1,
-		fTempo: -1, fKey: -1, fMeter: -1, fDensity: -1, fLength: -1, fStyle: -1,
+		fTempo: -1, fKey: -1, fMeter: -1, fGenre: -1, fDensity: -1, fLength: -1, fStyle: -1,
 		maxBars: g.v.cfg.MaxBars, pos: -1, lastProgram: -1, fInstr: g.fInstr[:0]}
 }
 
@@ -132,6 +136,7 @@ func (g *Grammar) Force(a Attributes) {
 	if a.MeterNum > 0 && a.MeterDen > 0 {
 		g.fMeter = v.MeterIndex(a.MeterNum, a.MeterDen)
 	}
+	g.fGenre = v.GenreIndex(a.Genre)
 	if a.Density >= 0 {
 		g.fDensity = min(a.Density, v.count[KindDensityAttr]-1)
 	}
@@ -299,6 +304,8 @@ func (g *Grammar) eachPrefix(fn func(lo, hi uint16)) {
 			return g.fKey
 		case slotMeter:
 			return g.fMeter
+		case slotGenre:
+			return g.fGenre
 		case slotDensity:
 			return g.fDensity
 		case slotLength:
@@ -311,7 +318,13 @@ func (g *Grammar) eachPrefix(fn func(lo, hi uint16)) {
 	for s := g.slot; s < numSlots; s++ {
 		k := slotKinds[s]
 		first, n := v.base[k], v.count[k]
+		if n == 0 {
+			continue // a kind this vocabulary lacks (GENRE in version 1)
+		}
 		if s == slotInstrument {
+			// With InstrumentsRequired the slot cannot be passed before one
+			// instrument is listed.
+			must := v.cfg.InstrumentsRequired && !g.hasInstr
 			lo, hi := g.lastInstr+1, DrumProgram
 			if g.forced && g.fNoDrums {
 				hi = DrumProgram - 1
@@ -337,6 +350,9 @@ func (g *Grammar) eachPrefix(fn func(lo, hi uint16)) {
 			}
 			if lo <= hi {
 				fn(first+uint16(lo), first+uint16(hi))
+			}
+			if must {
+				return
 			}
 			continue
 		}

@@ -149,8 +149,13 @@ func TestGrammarForce(t *testing.T) {
 				t.Fatalf("track program %d drum %v not requested", tr.Program, tr.IsDrum)
 			}
 		}
-		if len(s.Meters) == 0 || s.Meters[0].Num != 3 || len(s.Tempos) == 0 || v.TempoBin(s.Tempos[0].BPM()) != v.TempoBin(75) {
-			t.Fatalf("body meter %+v tempo %+v", s.Meters, s.Tempos)
+		// The first bar header states the forced meter and tempo (a
+		// "Position_0 Tempo" may change the tempo at once: the grammar
+		// allows it, condition.Bars forbids it at generation).
+		head := slices.Index(toks, v.SEP) + 1
+		if len(s.Meters) == 0 || s.Meters[0].Num != 3 || len(toks) < head+3 ||
+			v.Name(toks[head+1]) != "TimeSig_3/4" || toks[head+2] != v.tok(KindTempo, v.TempoBin(75)) {
+			t.Fatalf("body meter %+v, header %v", s.Meters, v.Names(toks[head:min(len(toks), head+3)]))
 		}
 		if g.Done() {
 			if bars := g.Bars(); bars < 8 || bars > 11 {
@@ -173,8 +178,14 @@ func TestGrammarForce(t *testing.T) {
 		t.Fatal("forced key")
 	}
 	g.Push(key)
+	// Version 2 wants an instrument before SEP.
+	p0, _ := v.Token(KindInstrumentAttr, 0)
+	if g.Allowed(v.SEP) || !g.Allowed(p0) {
+		t.Fatal("SEP before an instrument")
+	}
+	g.Push(p0)
 	if !g.Allowed(v.SEP) {
-		t.Fatal("SEP after the forced key")
+		t.Fatal("SEP after the forced key and an instrument")
 	}
 	// Drums required with free programs: any program before DRUMS, and
 	// DRUMS before anything after the instrument slot.

@@ -2,6 +2,7 @@ package token
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -32,7 +33,7 @@ func TestVocabShape(t *testing.T) {
 		t.Fatal("special names")
 	}
 	for k, n := range map[Kind]int{KindKeyAttr: 24, KindInstrumentAttr: 129, KindProgram: 129, KindPitch: 128,
-		KindVelocity: 32, KindPosition: 192, KindStyleAttr: 65, KindMeterAttr: 17} {
+		KindVelocity: 32, KindPosition: 192, KindStyleAttr: 65, KindMeterAttr: 17, KindGenreAttr: len(GenreFamilies)} {
 		if _, c := v.Range(k); c != n {
 			t.Errorf("%v: %d tokens, want %d", k, c, n)
 		}
@@ -76,12 +77,31 @@ func TestVocabShape(t *testing.T) {
 			t.Fatalf("velocity bin %d representative %d", b, r)
 		}
 	}
-	// Length bins.
-	for _, c := range []struct{ bars, lo, hi int }{{1, 1, 1}, {3, 2, 3}, {16, 16, 23}, {30, 24, 31}, {5000, 384, 4096}} {
+	// Length bins: one bar each up to 3 remaining (endings), then wider.
+	for _, c := range []struct{ bars, lo, hi int }{{1, 1, 1}, {3, 3, 3}, {5, 4, 5}, {16, 16, 23}, {30, 24, 31}, {5000, 384, 4096}} {
 		lo, hi := v.LengthRange(v.LengthBin(c.bars))
 		if lo != c.lo || hi != c.hi {
 			t.Errorf("length %d → [%d,%d], want [%d,%d]", c.bars, lo, hi, c.lo, c.hi)
 		}
+	}
+	// Density bins are per quarter note: 2.5 notes a beat is bin [2.5, 3).
+	if b := v.DensityBin(2.5); v.Name(v.tok(KindDensityAttr, b)) != "DENSITY_2.5-3" || v.DensityBin(v.DensityValue(b)) != b {
+		t.Errorf("density 2.5 → %s", v.Name(v.tok(KindDensityAttr, b)))
+	}
+	if v.GenreIndex("latin") != 5 || v.GenreIndex("bossa") != -1 || v.Name(v.tok(KindGenreAttr, 5)) != "GENRE_latin" {
+		t.Errorf("genre tokens")
+	}
+	// The version 1 vocabulary keeps its layout (models trained with it
+	// load): 1,030 tokens, no GENRE, the old LENGTH bins.
+	v1 := mustVocab(t, ConfigV1())
+	if v1.Size() != 1030 || v1.Version() != 1 || v1.GenreIndex("pop") != -1 {
+		t.Errorf("v1: %d tokens, version %d", v1.Size(), v1.Version())
+	}
+	if lo, hi := v1.LengthRange(v1.LengthBin(3)); lo != 2 || hi != 3 {
+		t.Errorf("v1 length 3 → [%d,%d]", lo, hi)
+	}
+	if _, n := v1.Range(KindGenreAttr); n != 0 {
+		t.Errorf("v1 has %d genres", n)
 	}
 	// Key signatures of KEY tokens invert through KeyChange.Tonic.
 	for i := 0; i < 24; i++ {
@@ -92,8 +112,27 @@ func TestVocabShape(t *testing.T) {
 	}
 }
 
+func mustVocab(t *testing.T, c Config) *Vocab {
+	t.Helper()
+	v, err := NewVocab(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func TestVocabSaveLoad(t *testing.T) {
-	v := DefaultVocab()
+	t.Run("v2", func(t *testing.T) { testVocabSaveLoad(t, DefaultVocab()) })
+	t.Run("v1", func(t *testing.T) { testVocabSaveLoad(t, mustVocab(t, ConfigV1())) })
+	// A version 1 file with version 2 settings is refused.
+	data, _ := DefaultVocab().MarshalJSON()
+	bad := strings.Replace(string(data), `"version": 2`, `"version": 1`, 1)
+	if _, err := ParseVocab([]byte(bad)); !errors.Is(err, ErrVocab) {
+		t.Errorf("v1 with genres: %v", err)
+	}
+}
+
+func testVocabSaveLoad(t *testing.T, v *Vocab) {
 	p := filepath.Join(t.TempDir(), "vocab.json")
 	if err := v.Save(p); err != nil {
 		t.Fatal(err)
@@ -107,7 +146,7 @@ func TestVocabSaveLoad(t *testing.T) {
 	}
 	data, _ := os.ReadFile(p)
 	for name, bad := range map[string]string{
-		"version": strings.Replace(string(data), `"version": 1`, `"version": 99`, 1),
+		"version": strings.Replace(string(data), fmt.Sprintf(`"version": %d`, v.Version()), `"version": 99`, 1),
 		"token":   strings.Replace(string(data), `"Pitch_60"`, `"Pitch_61"`, 1),
 		"format":  strings.Replace(string(data), `"amt-vocab"`, `"other"`, 1),
 		"json":    string(data[:len(data)/2]),
@@ -148,13 +187,40 @@ func handScore() *midi.Score {
 }
 
 func TestEncodeHand(t *testing.T) {
+	// Version 2: instruments always listed, density per quarter note (5
+	// notes in 8 quarter notes), LENGTH bins of one bar at the low end.
+	t.Run("v2", func(t *testing.T) {
+		testEncodeHand(t, DefaultVocab(), "INSTRUMENT_0 INSTRUMENT_DRUMS ", 0.625,
+			"BOS TEMPO_BIN_120-125 KEY_C METER_4/4 INSTRUMENT_0 INSTRUMENT_DRUMS DENSITY_0.5-1 LENGTH_2-2 STYLE_7 SEP")
+	})
+	// Version 1: as the model trained before issue 13 reads it (2.5 notes
+	// per bar).
+	t.Run("v1", func(t *testing.T) {
+		testEncodeHand(t, mustVocab(t, ConfigV1()), "", 2.5,
+			"BOS TEMPO_BIN_120-125 KEY_C METER_4/4 INSTRUMENT_0 INSTRUMENT_DRUMS DENSITY_2-3 LENGTH_2-3 STYLE_7 SEP")
+	})
+	// A genre goes after the meter; the version 1 vocabulary has none.
 	v := DefaultVocab()
+	a := Unspecified()
+	a.MeterNum, a.MeterDen, a.Genre, a.Programs = 4, 4, "latin", []int{0}
+	if got := strings.Join(v.Names(v.Prefix(a)), " "); got != "BOS METER_4/4 GENRE_latin INSTRUMENT_0 SEP" {
+		t.Errorf("genre prefix %s", got)
+	}
+	if v1 := mustVocab(t, ConfigV1()); strings.Join(v1.Names(v1.Prefix(a)), " ") != "BOS METER_4/4 INSTRUMENT_0 SEP" {
+		t.Errorf("v1 genre prefix %s", v1.Names(v1.Prefix(a)))
+	}
+	if got := strings.Join(v.Names(v.Prefix(a)), " "); got != "BOS METER_4/4 GENRE_latin INSTRUMENT_0 SEP" {
+		t.Errorf("genre prefix %s", got)
+	}
+}
+
+func testEncodeHand(t *testing.T, v *Vocab, instr string, density float64, wantPrefix string) {
 	s := handScore()
 	toks, err := v.Encode(s, Unspecified())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "BOS STYLE_NONE SEP " +
+	want := "BOS " + instr + "STYLE_NONE SEP " +
 		"Bar TimeSig_4/4 Tempo_120-125 Position_0 Program_0 Pitch_60 Velocity_20 Duration_12 Pitch_64 Velocity_20 Duration_12 " +
 		"Position_4 Program_0 Pitch_67 Velocity_25 Duration_4 " +
 		"Bar Position_0 Program_DRUMS Pitch_36 Velocity_31 Duration_2 " + // 60 ticks = 1.5 units, rounds up
@@ -168,7 +234,7 @@ func TestEncodeHand(t *testing.T) {
 	a := v.Measure(s, m)
 	drums := true
 	wantA := Attributes{TempoBPM: 120, KeyTonic: 0, MeterNum: 4, MeterDen: 4, Programs: []int{0}, Drums: &drums,
-		Bars: 2, Density: v.DensityBin(2.5), Style: -1}
+		Bars: 2, Density: v.DensityBin(density), Style: -1}
 	if !reflect.DeepEqual(a, wantA) {
 		t.Fatalf("Measure = %+v, want %+v", a, wantA)
 	}
@@ -177,7 +243,6 @@ func TestEncodeHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantPrefix := "BOS TEMPO_BIN_120-125 KEY_C METER_4/4 INSTRUMENT_0 INSTRUMENT_DRUMS DENSITY_2-3 LENGTH_2-3 STYLE_7 SEP"
 	if got := strings.Join(v.Names(toks[:10]), " "); got != wantPrefix {
 		t.Fatalf("prefix\n got %s\nwant %s", got, wantPrefix)
 	}
@@ -199,7 +264,7 @@ func TestEncodeHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.TempoBPM = 122.5 // the bin's representative
-	a.Bars = 2         // lower end of LENGTH_2-3
+	a.Bars = 2         // lower end of the LENGTH bin
 	if !reflect.DeepEqual(da, a) {
 		t.Fatalf("decoded attributes %+v, want %+v", da, a)
 	}
@@ -255,7 +320,7 @@ func TestEncodeMeterChangesAndGaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "BOS STYLE_NONE SEP Bar TimeSig_3/4 Tempo_120-125 Position_0 Program_40 Pitch_70 Velocity_22 Duration_6 " +
+	want := "BOS INSTRUMENT_40 STYLE_NONE SEP Bar TimeSig_3/4 Tempo_120-125 Position_0 Program_40 Pitch_70 Velocity_22 Duration_6 " +
 		"Bar Bar TimeSig_6/8 Position_18 Program_40 Pitch_71 Velocity_22 Duration_72 Bar Bar EOS"
 	if got := strings.Join(v.Names(toks), " "); got != want {
 		t.Fatalf("tokens\n got %s\nwant %s", got, want)
@@ -279,8 +344,8 @@ func TestEncodeMeterChangesAndGaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := v.Name(toks[4]); n != "TimeSig_1/8" && n != "TimeSig_3/16" { // 6 or 9 units for 7.5
-		t.Fatalf("5/32 encoded as %s", v.Name(toks[4]))
+	if n := v.Name(toks[5]); n != "TimeSig_1/8" && n != "TimeSig_3/16" { // 6 or 9 units for 7.5
+		t.Fatalf("5/32 encoded as %s", v.Name(toks[5]))
 	}
 	a := v.Measure(s, midi.Metadata{})
 	if a.MeterNum != 5 || a.MeterDen != 32 {
@@ -312,7 +377,7 @@ func TestEncodeErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrMismatch", name, err)
 		}
 	}
-	ok := Attributes{TempoBPM: 121, MeterNum: 4, MeterDen: 4, Programs: []int{0, 5}, Drums: &drums, Bars: 3, KeyTonic: -1, Density: -1, Style: -1}
+	ok := Attributes{TempoBPM: 121, MeterNum: 4, MeterDen: 4, Programs: []int{0, 5}, Drums: &drums, Bars: 2, KeyTonic: -1, Density: -1, Style: -1}
 	if _, err := v.Encode(s, ok); err != nil {
 		t.Errorf("consistent attributes: %v", err)
 	}
@@ -335,13 +400,13 @@ func TestEncodeErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(v.Names(toks), " "); got != "BOS STYLE_NONE SEP Bar TimeSig_4/4 Tempo_120-125 EOS" {
+	if got := strings.Join(v.Names(toks), " "); got != "BOS INSTRUMENT_0 STYLE_NONE SEP Bar TimeSig_4/4 Tempo_120-125 EOS" {
 		t.Fatalf("empty: %s", got)
 	}
 }
 
 func TestDecodeErrors(t *testing.T) {
-	v := DefaultVocab()
+	v := mustVocab(t, ConfigV1()) // sequences without instruments; v2 below
 	name := func(s string) uint16 {
 		id, ok := v.Lookup(s)
 		if !ok {
@@ -393,6 +458,37 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	if _, _, err := v.Decode([]uint16{v.BOS, 65000}); !errors.Is(err, ErrNotAllowed) || !strings.Contains(err.Error(), "?65000") {
 		t.Errorf("out-of-range id: %v", err)
+	}
+	// Version 2: SEP only after an instrument; GENRE between METER and
+	// INSTRUMENT.
+	v = DefaultVocab()
+	for _, c := range []struct {
+		seq string
+		ok  bool
+	}{
+		{"BOS SEP", false},
+		{"BOS KEY_C SEP", false},
+		{"BOS KEY_C GENRE_rock SEP", false},
+		{"BOS INSTRUMENT_DRUMS SEP", true},
+		{"BOS METER_4/4 GENRE_rock INSTRUMENT_0 SEP Bar TimeSig_4/4 Tempo_120-125 EOS", true},
+		{"BOS INSTRUMENT_0 GENRE_rock SEP", false},
+		{"BOS GENRE_rock GENRE_pop INSTRUMENT_0 SEP", false},
+	} {
+		var toks []uint16
+		for _, f := range strings.Fields(c.seq) {
+			id, ok := v.Lookup(f)
+			if !ok {
+				t.Fatalf("no token %s", f)
+			}
+			toks = append(toks, id)
+		}
+		_, a, err := v.Decode(toks)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err = %v, want ok %v", c.seq, err, c.ok)
+		}
+		if c.ok && strings.Contains(c.seq, "GENRE_rock") && a.Genre != "rock" {
+			t.Errorf("%s: genre %q", c.seq, a.Genre)
+		}
 	}
 }
 

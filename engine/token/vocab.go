@@ -8,13 +8,23 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/amtstudio/amt/engine/atomicfile"
 )
 
 // VocabVersion is the version of the vocabulary layout written by Save.
-// LoadVocab refuses any other version.
-const VocabVersion = 1
+// LoadVocab also reads version 1 files (a model trained before version 2
+// keeps working): a version 1 configuration has no genres and none of the
+// version 2 meanings below.
+//
+// Version 2 (issue 13) adds the GENRE attribute and changes what three
+// attributes mean, each behind a Config flag so a version 1 model is read
+// with its own meanings: DENSITY is notes per quarter note (not per bar),
+// LENGTH is the bars from the window's first bar to the end of the piece
+// (not the whole piece's length), and a prefix always lists at least one
+// INSTRUMENT.
+const VocabVersion = 2
 
 // vocabFormat names the JSON file kind.
 const vocabFormat = "amt-vocab"
@@ -74,10 +84,45 @@ type Config struct {
 	// duration is encoded as the nearest bin.
 	Durations    []int `json:"durations"`
 	VelocityBins int   `json:"velocity_bins"`
+
+	// Version 2 (all absent in version 1 files).
+
+	// Genres are the genre families with a GENRE attribute token each
+	// (GENRE_pop …), in token order.
+	Genres []string `json:"genres,omitempty"`
+	// DensityPerBeat: DensityEdges are notes per quarter note; false (version
+	// 1), notes per bar.
+	DensityPerBeat bool `json:"density_per_beat,omitempty"`
+	// LengthRemaining: LENGTH counts the bars from the sequence's first bar
+	// to the end of the piece, so a window from the middle of a piece and
+	// the last bars before EOS train every bin; false (version 1), the whole
+	// piece's bars.
+	LengthRemaining bool `json:"length_remaining,omitempty"`
+	// InstrumentsRequired: the prefix lists at least one INSTRUMENT (drums
+	// alone count), so the body's programs are always the declared ones.
+	InstrumentsRequired bool `json:"instruments_required,omitempty"`
 }
 
-// DefaultConfig is the configuration of DefaultVocab.
+// GenreFamilies are the genre families of the default vocabulary, in token
+// order. engine/text maps genre words and tune types onto them.
+var GenreFamilies = []string{"pop", "rock", "ballad", "jazz", "blues", "latin", "funk", "reggae", "country",
+	"folk", "waltz", "march", "polka", "classical", "game", "electronic", "gospel"}
+
+// DefaultConfig is the configuration of DefaultVocab (version 2).
 func DefaultConfig() Config {
+	c := ConfigV1()
+	c.Genres = append([]string(nil), GenreFamilies...)
+	c.DensityPerBeat = true
+	c.DensityEdges = []float64{0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24}
+	c.LengthRemaining = true
+	c.LengthEdges = []int{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384}
+	c.InstrumentsRequired = true
+	return c
+}
+
+// ConfigV1 is the configuration of the version 1 vocabulary (the default
+// before issue 13): no genres, density per bar, LENGTH of the whole piece.
+func ConfigV1() Config {
 	c := Config{
 		PositionsPerBeat: 12,
 		MaxBarPositions:  192, // 16 quarter notes
@@ -130,6 +175,7 @@ const (
 	KindTempoAttr
 	KindKeyAttr
 	KindMeterAttr
+	KindGenreAttr
 	KindInstrumentAttr
 	KindDensityAttr
 	KindLengthAttr
@@ -145,7 +191,7 @@ const (
 	numKinds
 )
 
-var kindNames = [...]string{"special", "TEMPO_BIN", "KEY", "METER", "INSTRUMENT", "DENSITY", "LENGTH",
+var kindNames = [...]string{"special", "TEMPO_BIN", "KEY", "METER", "GENRE", "INSTRUMENT", "DENSITY", "LENGTH",
 	"STYLE", "Bar", "TimeSig", "Position", "Tempo", "Program", "Pitch", "Velocity", "Duration"}
 
 func (k Kind) String() string {
@@ -230,6 +276,9 @@ func NewVocab(c Config) (*Vocab, error) {
 		add(KindMeterAttr, "METER_"+m.String())
 	}
 	add(KindMeterAttr, "METER_OTHER")
+	for _, g := range c.Genres {
+		add(KindGenreAttr, "GENRE_"+g)
+	}
 	for p := 0; p < 128; p++ {
 		add(KindInstrumentAttr, "INSTRUMENT_"+strconv.Itoa(p))
 	}
@@ -323,6 +372,15 @@ func (c *Config) validate() error {
 		return bad("velocity_bins out of 1..128")
 	case len(c.BodyMeters) == 0:
 		return bad("no body meters")
+	case len(c.Genres) > 256:
+		return bad("more than 256 genres")
+	}
+	seen := map[string]bool{}
+	for _, g := range c.Genres {
+		if g == "" || strings.ContainsAny(g, " \t\n") || seen[g] {
+			return bad(fmt.Sprintf("genre %q is empty, has a space or repeats", g))
+		}
+		seen[g] = true
 	}
 	for _, m := range append(append([]Meter(nil), c.BodyMeters...), c.Meters...) {
 		if m.Num < 1 || m.Den < 1 || m.Den&(m.Den-1) != 0 || (4*c.PositionsPerBeat*m.Num)%m.Den != 0 {
@@ -362,6 +420,17 @@ func binLabel(edges []float64, i int) string {
 }
 
 func (v *Vocab) tempoLabel(i int) string { return binLabel(v.cfg.TempoEdges, i) }
+
+// Version is the layout version the vocabulary is saved as: 1 when its
+// configuration uses nothing of version 2 (so a version 1 model's
+// vocabulary saves as it was read), else VocabVersion.
+func (v *Vocab) Version() int {
+	c := &v.cfg
+	if len(c.Genres) == 0 && !c.DensityPerBeat && !c.LengthRemaining && !c.InstrumentsRequired {
+		return 1
+	}
+	return VocabVersion
+}
 
 // Config returns a copy of the vocabulary's configuration.
 func (v *Vocab) Config() Config { return v.cfg }
@@ -441,11 +510,41 @@ func (v *Vocab) TempoBPM(bin int) float64 {
 // TempoBins is the number of tempo bins.
 func (v *Vocab) TempoBins() int { return len(v.cfg.TempoEdges) + 1 }
 
-// DensityBin returns the density bin of a notes-per-bar value.
-func (v *Vocab) DensityBin(notesPerBar float64) int {
+// DensityBin returns the density bin of a density in the vocabulary's unit:
+// notes per quarter note when Config.DensityPerBeat, else notes per bar.
+func (v *Vocab) DensityBin(density float64) int {
 	e := v.cfg.DensityEdges
-	return sort.Search(len(e), func(i int) bool { return e[i] > notesPerBar })
+	return sort.Search(len(e), func(i int) bool { return e[i] > density })
 }
+
+// DensityValue returns a representative density of a bin in the
+// vocabulary's unit (the middle of its edges; the open-ended bins use a
+// point inside them).
+func (v *Vocab) DensityValue(bin int) float64 {
+	e := v.cfg.DensityEdges
+	switch {
+	case bin <= 0:
+		return e[0] / 2
+	case bin >= len(e):
+		return e[len(e)-1] * 1.25
+	default:
+		return (e[bin-1] + e[bin]) / 2
+	}
+}
+
+// GenreIndex returns the index of a genre family among the vocabulary's
+// GENRE tokens, or -1 (also for "" and for a version 1 vocabulary).
+func (v *Vocab) GenreIndex(name string) int {
+	for i, g := range v.cfg.Genres {
+		if g == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Genres returns the genre families of the vocabulary (nil for version 1).
+func (v *Vocab) Genres() []string { return append([]string(nil), v.cfg.Genres...) }
 
 // LengthBin returns the LENGTH bin of a bar count (bars < 1 count as 1).
 func (v *Vocab) LengthBin(bars int) int {
@@ -563,7 +662,7 @@ type vocabFile struct {
 
 // MarshalJSON writes the versioned vocabulary file content.
 func (v *Vocab) MarshalJSON() ([]byte, error) {
-	return json.MarshalIndent(vocabFile{vocabFormat, VocabVersion, len(v.names), v.cfg, v.names}, "", " ")
+	return json.MarshalIndent(vocabFile{vocabFormat, v.Version(), len(v.names), v.cfg, v.names}, "", " ")
 }
 
 // ParseVocab reads a vocabulary from its JSON form. The token list must be
@@ -576,8 +675,11 @@ func ParseVocab(data []byte) (*Vocab, error) {
 	if f.Format != vocabFormat {
 		return nil, fmt.Errorf("%w: format %q, want %q", ErrVocab, f.Format, vocabFormat)
 	}
-	if f.Version != VocabVersion {
-		return nil, fmt.Errorf("%w: version %d, this build reads version %d", ErrVocab, f.Version, VocabVersion)
+	if f.Version < 1 || f.Version > VocabVersion {
+		return nil, fmt.Errorf("%w: version %d, this build reads versions 1 to %d", ErrVocab, f.Version, VocabVersion)
+	}
+	if f.Version == 1 && (len(f.Config.Genres) > 0 || f.Config.DensityPerBeat || f.Config.LengthRemaining || f.Config.InstrumentsRequired) {
+		return nil, fmt.Errorf("%w: a version 1 vocabulary with version 2 settings", ErrVocab)
 	}
 	v, err := NewVocab(f.Config)
 	if err != nil {

@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/amtstudio/amt/engine/midi"
@@ -47,8 +48,9 @@ import (
 // DefaultOptions where noted.
 type Options struct {
 	// StartProb is the share of examples whose window starts at the first
-	// bar (the piece's opening, with EOS reached only by short pieces).
-	StartProb float64
+	// bar (the piece's opening); EndProb the share whose window reaches the
+	// piece's end (EOS included), so endings are learned.
+	StartProb, EndProb float64
 	// TransposeProb: share of examples transposed (by −6…+5 semitones,
 	// within 0–127).
 	TransposeProb float64
@@ -72,7 +74,7 @@ type Options struct {
 
 // DefaultOptions are the settings the default model was trained with.
 func DefaultOptions() Options {
-	return Options{StartProb: 0.25, TransposeProb: 0.9, TempoProb: 0.6, TempoMin: 0.5, TempoMax: 2,
+	return Options{StartProb: 0.2, EndProb: 0.15, TransposeProb: 0.9, TempoProb: 0.6, TempoMin: 0.5, TempoMax: 2,
 		RevoiceProb: 0.6, RevoicePart: 0.5, SplitProb: 0.7, DropProb: 0.3, DropAllProb: 0.05, RichWeight: 5}
 }
 
@@ -235,38 +237,72 @@ func sepIndex(v *token.Vocab, toks []uint16) int {
 // Example builds one example of at most n tokens from an encoded piece
 // (BOS … SEP body EOS), drawing the window and the augmentations from rng.
 func (b *Builder) Example(piece []uint16, rng *rand.Rand, n int) ([]uint16, error) {
+	ex, _, err := b.example(piece, rng, n)
+	return ex, err
+}
+
+// exampleInfo is what example chose (for tests).
+type exampleInfo struct {
+	bar, bars int // first bar of the window (0-based) and the piece's bars
+	shift     int // transposition in semitones
+}
+
+// pieceFacts are the piece-level attributes of an encoded piece's prefix.
+type pieceFacts struct {
+	key, genre, length uint16 // tokens, 0 when absent
+	instruments        int
+}
+
+func (b *Builder) facts(prefix []uint16) pieceFacts {
+	var f pieceFacts
+	for _, t := range prefix {
+		switch k, _ := b.v.Kind(t); k {
+		case token.KindKeyAttr:
+			f.key = t
+		case token.KindGenreAttr:
+			f.genre = t
+		case token.KindLengthAttr:
+			f.length = t
+		case token.KindInstrumentAttr:
+			f.instruments++
+		}
+	}
+	return f
+}
+
+func (b *Builder) example(piece []uint16, rng *rand.Rand, n int) ([]uint16, exampleInfo, error) {
 	v := b.v
+	var info exampleInfo
 	sep := sepIndex(v, piece)
 	if sep < 0 {
-		return nil, ErrPiece
+		return nil, info, ErrPiece
 	}
 	bars := scanBars(v, piece, sep+1)
 	if len(bars) == 0 || bars[0].timeSig == 0 || bars[0].tempo == 0 {
-		return nil, ErrPiece
+		return nil, info, ErrPiece
 	}
-	// The piece's LENGTH attribute, kept as the whole piece's.
-	lengthTok := uint16(0)
-	for _, t := range piece[:sep] {
-		if k, _ := v.Kind(t); k == token.KindLengthAttr {
-			lengthTok = t
-		}
+	f := b.facts(piece[:sep])
+	// Room for the music beside the longest prefix this piece can have.
+	budget := n - (9 + f.instruments)
+	if budget < 8 {
+		return nil, info, fmt.Errorf("condition: %d tokens leave no room for music", n)
 	}
-	nInstr := 0
-	for _, t := range piece[:sep] {
-		if k, _ := v.Kind(t); k == token.KindInstrumentAttr {
-			nInstr++
-		}
-	}
-	// Window: bar j, header restated, content up to the budget left after
-	// the longest prefix this piece can have.
+	// Window: bar j, header restated, content up to the budget. Openings
+	// (StartProb) and endings (EndProb: the first bar from which the rest of
+	// the piece, EOS included, fits) are drawn more often than their share
+	// of a long piece's bars, so the model learns to begin and to end.
 	j := 0
-	if rng.Float64() >= b.o.StartProb {
+	switch u := rng.Float64(); {
+	case u < b.o.StartProb:
+	case u < b.o.StartProb+b.o.EndProb:
+		j = len(bars) - 1
+		for j > 0 && len(piece)-bars[j-1].content+3 <= budget*7/8 {
+			j--
+		}
+	default:
 		j = rng.IntN(len(bars))
 	}
-	budget := n - (8 + nInstr)
-	if budget < 8 {
-		return nil, fmt.Errorf("condition: %d tokens leave no room for music", n)
-	}
+	info.bar, info.bars = j, len(bars)
 	bar := bars[j]
 	body := make([]uint16, 0, budget)
 	body = append(body, v.Bar, bar.timeSig, bar.tempo)
@@ -285,8 +321,10 @@ func (b *Builder) Example(piece []uint16, rng *rand.Rand, n int) ([]uint16, erro
 				}
 			}
 			if len(shifts) > 0 {
-				if tmp, err = v.Transpose(tmp[:0], body, shifts[rng.IntN(len(shifts))]); err == nil {
+				s := shifts[rng.IntN(len(shifts))]
+				if tmp, err = v.Transpose(tmp[:0], body, s); err == nil {
 					body, tmp = tmp, body
+					info.shift = s
 				}
 			}
 		}
@@ -320,34 +358,49 @@ func (b *Builder) Example(piece []uint16, rng *rand.Rand, n int) ([]uint16, erro
 			k++
 		}
 	}
-	if room := n - (7 + k); len(body) > room {
+	if room := n - (8 + k); len(body) > room {
 		body = body[:room]
 	}
 	// Attributes of the window as it now is.
-	prefix := b.windowPrefix(body, lengthTok, rng)
+	prefix := b.windowPrefix(body, f, info, rng)
 	ex := make([]uint16, 0, len(prefix)+len(body))
 	ex = append(append(ex, prefix...), body...)
-	return ex, nil
+	return ex, info, nil
 }
 
 // windowPrefix measures the body and writes the prefix BOS … SEP with
-// dropout applied.
-func (b *Builder) windowPrefix(body []uint16, lengthTok uint16, rng *rand.Rand) []uint16 {
+// dropout applied. Tempo, meter, instruments and density describe the
+// window; KEY and GENRE are the piece's (the key transposed with the
+// window), since a piece keeps its key and genre while a few bars' notes
+// estimate a key poorly (version 1 labelled the window's own estimate, and
+// the model kept the requested key in 19% of pieces); LENGTH is the bars
+// left from the window's first bar to the piece's end (the whole piece's
+// length with a version 1 vocabulary).
+func (b *Builder) windowPrefix(body []uint16, f pieceFacts, info exampleInfo, rng *rand.Rand) []uint16 {
 	v := b.v
+	cfg := v.Config()
 	drop := func() bool { return rng.Float64() < b.o.DropProb }
 	all := rng.Float64() < b.o.DropAllProb
 	var progs [token.DrumProgram + 1]bool
-	notes, nbars := 0, 0
 	tempoTok, tsTok := uint16(0), uint16(0)
+	// Density over the complete bars (a bar cut by the window's end would
+	// understate it), unless the window holds no complete bar.
+	notes, units := 0, int64(0)
+	barNotes, barUnits, bars, full := 0, int64(0), 0, 0
+	ended := false
 	for _, t := range body {
 		k, x := v.Kind(t)
 		switch k {
 		case token.KindProgram:
 			progs[x] = true
 		case token.KindDuration:
-			notes++
+			barNotes++
 		case token.KindBar:
-			nbars++
+			if bars > 0 {
+				notes, units, full = notes+barNotes, units+barUnits, full+1
+			}
+			bars++
+			barNotes = 0
 		case token.KindTempo:
 			if tempoTok == 0 {
 				tempoTok = t
@@ -356,10 +409,32 @@ func (b *Builder) windowPrefix(body []uint16, lengthTok uint16, rng *rand.Rand) 
 			if tsTok == 0 {
 				tsTok = t
 			}
+			m := cfg.BodyMeters[x]
+			barUnits = int64(4 * cfg.PositionsPerBeat * m.Num / m.Den)
+		case token.KindSpecial:
+			ended = ended || t == v.EOS
 		}
 	}
+	if ended || units == 0 { // the last bar is complete, or the only one
+		notes, units, full = notes+barNotes, units+barUnits, full+1
+	}
 	out := []uint16{v.BOS}
+	instruments := func() {
+		for p, ok := range progs {
+			if ok {
+				t, _ := v.Token(token.KindInstrumentAttr, p)
+				out = append(out, t)
+			}
+		}
+		if !slices.ContainsFunc(progs[:], func(b bool) bool { return b }) {
+			t, _ := v.Token(token.KindInstrumentAttr, 0) // a window without notes
+			out = append(out, t)
+		}
+	}
 	if all {
+		if cfg.InstrumentsRequired {
+			instruments()
+		}
 		return append(out, v.SEP)
 	}
 	if tempoTok != 0 && !drop() {
@@ -368,31 +443,36 @@ func (b *Builder) windowPrefix(body []uint16, lengthTok uint16, rng *rand.Rand) 
 		out = append(out, t)
 	}
 	if !drop() {
-		if k, ok := estimateKey(v, body); ok {
-			t, _ := v.Token(token.KindKeyAttr, token.KeyIndex(k.Tonic, k.Minor))
+		if f.key != 0 {
+			_, x := v.Kind(f.key)
+			t, _ := v.Token(token.KindKeyAttr, token.KeyIndex(x%12+info.shift+12, x >= 12))
 			out = append(out, t)
 		}
 	}
 	if tsTok != 0 && !drop() {
 		_, x := v.Kind(tsTok)
-		m := v.Config().BodyMeters[x]
+		m := cfg.BodyMeters[x]
 		t, _ := v.Token(token.KindMeterAttr, v.MeterIndex(m.Num, m.Den))
 		out = append(out, t)
 	}
-	if !drop() {
-		for p, ok := range progs {
-			if ok {
-				t, _ := v.Token(token.KindInstrumentAttr, p)
-				out = append(out, t)
-			}
-		}
+	if f.genre != 0 && !drop() {
+		out = append(out, f.genre)
 	}
-	if nbars > 0 && notes > 0 && !drop() {
-		t, _ := v.Token(token.KindDensityAttr, v.DensityBin(float64(notes)/float64(nbars)))
+	if cfg.InstrumentsRequired || !drop() {
+		instruments()
+	}
+	if units > 0 && notes > 0 && !drop() {
+		t, _ := v.Token(token.KindDensityAttr, v.DensityBin(v.Density(notes, full, units)))
 		out = append(out, t)
 	}
-	if lengthTok != 0 && !drop() {
-		out = append(out, lengthTok)
+	if !drop() {
+		switch {
+		case cfg.LengthRemaining && info.bars > 0:
+			t, _ := v.Token(token.KindLengthAttr, v.LengthBin(info.bars-info.bar))
+			out = append(out, t)
+		case !cfg.LengthRemaining && f.length != 0:
+			out = append(out, f.length)
+		}
 	}
 	return append(out, v.SEP)
 }
