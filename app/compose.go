@@ -81,7 +81,9 @@ type Generated struct {
 }
 
 // GenerateScore samples one piece from m under the token grammar. With
-// force nil the prefix is BOS SEP (the model-only form of `amt generate`);
+// force nil the prefix is BOS SEP (the model-only form of `amt generate`;
+// BOS alone, the prefix left to the model, in a vocabulary whose
+// instruments are required);
 // otherwise the attributes force sets are mandatory in the prefix and the
 // unset ones are sampled by the model. onToken (may be nil) sees the count
 // of tokens sampled so far.
@@ -89,9 +91,14 @@ func GenerateScore(ctx context.Context, m *Model, force *token.Attributes, s Sam
 	v := m.Vocab
 	g := v.NewGrammar()
 	var prompt []uint16
-	if force == nil {
+	switch {
+	case force == nil && !v.Config().InstrumentsRequired:
 		prompt = v.Prefix(token.Unspecified())
-	} else {
+	case force == nil:
+		// A v2 vocabulary always lists the instruments: the model samples
+		// the whole prefix.
+		prompt = []uint16{v.BOS}
+	default:
 		prompt = []uint16{v.BOS}
 		g.Force(*force)
 	}
@@ -230,6 +237,7 @@ func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResul
 		if total <= 0 {
 			total = promptMaxTokens(a.Bars)
 		}
+		total *= preq.Candidates // the count runs on over the candidates
 		preq.OnToken = func(n int) { req.Progress(n, total) }
 	}
 	// The model's sampler is not safe for concurrent use: one generation

@@ -31,8 +31,16 @@ type SampleOptions struct {
 	// Constraint, if set, receives the prompt and every sampled token and
 	// masks disallowed tokens; generation stops when it is Done.
 	Constraint Constraint
+	// Adjust, if set, may edit the raw logits before the constraint masks
+	// them (e.g. move the probability of a token the constraint is about to
+	// forbid onto another).
+	Adjust func(logits []float32)
 	// Mask, if set, may edit the logits (set -Inf to forbid) before sampling.
 	Mask func(logits []float32)
+	// Force, if set, is asked before each token whether the next one is
+	// given (a section restated, music to continue): then it is pushed as if
+	// sampled, without drawing from the model. The constraint still checks it.
+	Force func() (tok uint16, ok bool)
 	// OnToken, if set, is called with each new token; an error stops.
 	OnToken func(tok uint16) error
 	// Refill, if set, chooses what is re-encoded when the window fills,
@@ -185,12 +193,21 @@ func (s *Sampler) Generate(ctx context.Context, prompt []uint16, opts SampleOpti
 		if opts.Constraint != nil && opts.Constraint.Done() {
 			break
 		}
-		tok, err := s.pick(logits, rng, opts)
-		if err != nil {
-			return out, err
+		var tok uint16
+		forced := false
+		if opts.Force != nil {
+			tok, forced = opts.Force()
+		}
+		if !forced {
+			if tok, err = s.pick(logits, rng, opts); err != nil {
+				return out, err
+			}
 		}
 		if opts.Constraint != nil {
 			if err := opts.Constraint.Push(tok); err != nil {
+				if forced {
+					return out, fmt.Errorf("gpt: forced token %d rejected by the constraint: %w", tok, err)
+				}
 				return out, fmt.Errorf("gpt: constraint rejected its own allowed token %d: %w", tok, err)
 			}
 		}
@@ -226,6 +243,9 @@ func (s *Sampler) Generate(ctx context.Context, prompt []uint16, opts SampleOpti
 // pick applies the mask, temperature, top-k and top-p, then samples.
 func (s *Sampler) pick(logits []float32, rng *rand.Rand, o SampleOptions) (uint16, error) {
 	V := len(logits)
+	if o.Adjust != nil {
+		o.Adjust(logits)
+	}
 	if o.Constraint != nil {
 		clear(s.mask)
 		o.Constraint.Allow(s.mask)
