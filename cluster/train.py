@@ -120,7 +120,7 @@ def clip_gradients(params, clip):
     grads = [p.grad for p in params if p.grad is not None]
     if not grads:
         return 0.0
-    norm = math.sqrt(sum(float(g.detach().double().pow(2).sum()) for g in grads))
+    norm = math.sqrt(float(torch.stack([g.detach().double().pow(2).sum() for g in grads]).sum()))
     if clip > 0 and norm > clip:
         for g in grads:
             g.mul_(clip / norm)
@@ -317,13 +317,14 @@ def main(argv=None):
             t0 = time.time()
             idx = global_indices(step, a.batch, len(ex.train))
             mine = idx[d.rank * a.accum * micro:(d.rank + 1) * a.accum * micro]
-            mbs = []
+            mbs, local = [], 0
             for m in range(a.accum):
                 x, y = ex.train.batch(mine[m * micro:(m + 1) * micro])
+                local += int((y >= 0).sum())
                 mbs.append((x.to(d.device, non_blocking=True), y.to(d.device, non_blocking=True)))
-            (count,) = d.sum([sum(int((y >= 0).sum()) for _, y in mbs)])
+            (count,) = d.sum([local])
             opt.zero_grad(set_to_none=True)
-            total = 0.0
+            total = torch.zeros((), dtype=torch.float64, device=d.device)
             for m, (x, y) in enumerate(mbs if count > 0 else []):
                 sync = contextlib.nullcontext() if (d.world == 1 or m == a.accum - 1) else ddp.no_sync()
                 with sync:
@@ -331,8 +332,8 @@ def main(argv=None):
                     # DDP averages gradients over ranks: x world makes their
                     # sum, / count the mean over the global batch's targets.
                     (ls * (d.world / count)).backward()
-                total += float(ls.detach())
-            (total,) = d.sum([total])
+                total += ls.detach().double()
+            (total,) = d.sum([float(total)])
             loss = total / count if count else float("nan")
             norm = clip_gradients(params, a.clip)
             lr = lr_at(step, a)
