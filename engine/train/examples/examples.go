@@ -154,7 +154,7 @@ func Write(ctx context.Context, dir string, data *train.Dataset, ex train.Exampl
 		return nil, fmt.Errorf("examples: %d training and %d validation examples: want ≥ 1 and ≥ 0", o.Train, o.Val)
 	case o.Batch < 1:
 		return nil, fmt.Errorf("examples: batch %d must be ≥ 1", o.Batch)
-	case o.VocabSize < 2 || o.VocabSize > 1<<32:
+	case o.VocabSize < 2 || int64(o.VocabSize) > 1<<32:
 		return nil, fmt.Errorf("examples: vocabulary size %d", o.VocabSize)
 	case len(o.VocabJSON) == 0:
 		return nil, fmt.Errorf("examples: no vocabulary file given")
@@ -403,7 +403,7 @@ func Open(dir string) (*Set, error) {
 			if !plainName(sh.TokensFile) || !plainName(sh.LengthsFile) {
 				return nil, bad("split %s: shard files %q, %q are not plain file names", name, sh.TokensFile, sh.LengthsFile)
 			}
-			if sh.Examples < 1 || sh.Examples > 1<<31 {
+			if sh.Examples < 1 || int64(sh.Examples) > 1<<31 {
 				return nil, bad("split %s: shard %s of %d examples", name, sh.TokensFile, sh.Examples)
 			}
 			for _, f := range []struct {
