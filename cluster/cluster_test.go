@@ -166,6 +166,11 @@ func TestTorchrunTrainsAModelAmtPlays(t *testing.T) {
 	const T, batch = 64, 8
 	runCLI(t, "datasets", "--project", "p", "--dataset", "d", "--home", home, "--export-examples", exDir,
 		"--examples", "64", "--val-examples", "16", "--context", strconv.Itoa(T), "--batch", strconv.Itoa(batch), "--seed", "3")
+	var se bytes.Buffer
+	if code := app.Main(ctx, &app.Env{Stdout: &se, Stderr: &se}, []string{"datasets", "--project", "p", "--home", home,
+		"--export-examples", filepath.Join(work, "bad"), "--context", "1"}); code != 2 || !strings.Contains(se.String(), "--context") {
+		t.Errorf("export with context 1: exit %d, %q; want a usage error (2)", code, se.String())
+	}
 	set, err := examples.Open(exDir)
 	if err != nil {
 		t.Fatal(err)
