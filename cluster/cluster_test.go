@@ -191,7 +191,8 @@ func TestTorchrunTrainsAModelAmtPlays(t *testing.T) {
 		"--val-every", "3", "--val-examples", "16", "--checkpoint-every", "0", "--seed", "5"}
 	// torch 1.13's torchrun needs explicit stream settings under Python
 	// 3.11 (docs/CLUSTER.md); they are valid for every version.
-	torchrun := []string{"-m", "torch.distributed.run", "--redirects", "1", "--tee", "1", "--standalone", "--nproc_per_node", "2", "train.py"}
+	torchrun := []string{"-m", "torch.distributed.run", "--redirects", "1", "--tee", "1", "--log_dir", filepath.Join(work, "torchrun"),
+		"--standalone", "--nproc_per_node", "2", "train.py"}
 
 	one := filepath.Join(work, "one")
 	pyRun(t, python, append([]string{"train.py", "--out", one}, common...)...)
