@@ -195,7 +195,7 @@ func TestTorchrunTrainsAModelAmtPlays(t *testing.T) {
 		"--standalone", "--nproc_per_node", "2", "train.py"}
 
 	one := filepath.Join(work, "one")
-	pyRun(t, python, append([]string{"train.py", "--out", one}, common...)...)
+	pyRun(t, python, append([]string{"train.py", "--out", one, "--verify"}, common...)...)
 	ddp := filepath.Join(work, "ddp")
 	out := pyRun(t, python, append(append(torchrun, "--out", ddp), common...)...)
 	if !strings.Contains(out, "world 2 (gloo on cpu)") {
@@ -207,6 +207,23 @@ func TestTorchrunTrainsAModelAmtPlays(t *testing.T) {
 	res := filepath.Join(work, "resumed")
 	pyRun(t, python, append(append(torchrun, "--out", res, "--stop-after", "3"), common...)...)
 	pyRun(t, python, append(append(torchrun, "--out", res, "--resume", "--accum", "2"), common...)...)
+
+	// A changed byte in an example file stops --verify, naming the file.
+	bad := filepath.Join(work, "damaged")
+	os.MkdirAll(bad, 0o755)
+	ents, _ := os.ReadDir(exDir)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(exDir, e.Name()))
+		if e.Name() == "train-00000.tokens.bin" {
+			b[100] ^= 1
+		}
+		os.WriteFile(filepath.Join(bad, e.Name()), b, 0o644)
+	}
+	cmd := exec.Command(python, "train.py", "--examples", bad, "--out", filepath.Join(work, "bad-out"), "--steps", "1", "--preset", "tiny", "--verify")
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "train-00000.tokens.bin: sha256") {
+		t.Errorf("training on a damaged export with --verify: %v\n%s", err, out)
+	}
 
 	l1, l2, l3 := readLog(t, one), readLog(t, ddp), readLog(t, res)
 	if len(l1) != 6 || len(l2) != 6 || len(l3) != 6 || l2[0].World != 2 || l1[0].World != 1 {

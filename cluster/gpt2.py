@@ -176,7 +176,10 @@ def build(cfg, impl="auto"):
     if impl not in ("auto", "transformers", "own"):
         raise ValueError("impl %r: one of auto, transformers, own" % impl)
     if impl == "transformers" or (impl == "auto" and have_transformers()):
-        from transformers import GPT2Config, GPT2LMHeadModel
+        try:
+            from transformers import GPT2Config, GPT2LMHeadModel
+        except ImportError as e:
+            raise SystemExit("--impl transformers: %s (install transformers, or use --impl own)" % e)
         hc = GPT2Config(n_layer=cfg["n_layer"], n_head=cfg["n_head"], n_embd=cfg["n_embd"],
                         n_positions=cfg["n_positions"], vocab_size=cfg["vocab_size"],
                         layer_norm_epsilon=cfg.get("layer_norm_epsilon", 1e-5),
