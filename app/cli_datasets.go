@@ -14,8 +14,8 @@ import (
 func init() {
 	c := &Command{
 		Name:    "datasets",
-		Usage:   "datasets --project NAME [--json] [--failed] [--export DIR --dataset NAME] [--home DIR]",
-		Summary: "list a project's datasets and counts; export one as token shards + vocab.json",
+		Usage:   "datasets --project NAME [--json] [--failed] [--export DIR --dataset NAME] [--export-examples DIR --dataset NAME [--examples N --seed S ...]] [--home DIR]",
+		Summary: "list a project's datasets and counts; export one as token shards + vocab.json, or as ready training examples for cluster/train.py",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		fs := NewFlags(env, c)
@@ -24,6 +24,8 @@ func init() {
 		failed := fs.Bool("failed", false, "also list the failed files and their errors")
 		export := fs.String("export", "", "write the dataset's shards and vocab.json into this folder")
 		dataset := fs.String("dataset", "", "dataset to export (default: the only one)")
+		exportEx := fs.String("export-examples", "", "write the dataset's conditioned training examples (as engine/train builds them) into this folder for cluster/train.py (docs/CLUSTER.md)")
+		exSpec := examplesFlags(fs)
 		home := fs.String("home", "", "data directory (default: $AMT_HOME or the user data folder)")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
@@ -44,13 +46,16 @@ func init() {
 		if err != nil {
 			return err
 		}
-		if *export != "" {
+		if *export != "" || *exportEx != "" {
 			name := *dataset
 			if name == "" {
 				if len(list) != 1 {
 					return fmt.Errorf("%w: project %q has %d datasets; name one with --dataset", ErrUsage, *project, len(list))
 				}
 				name = list[0].Name
+			}
+			if *exportEx != "" {
+				return runExportExamples(ctx, env, st, *project, name, *exportEx, exSpec(), *asJSON)
 			}
 			n, err := ExportDataset(ctx, st, *project, name, *export)
 			if err != nil {

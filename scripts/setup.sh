@@ -14,6 +14,9 @@ PACKAGES=(
   libasound2-dev libopenblas-dev
   xvfb x11-utils x11-apps
   timgm6mb-soundfont
+  # cluster/train.py and its end-to-end test (torchrun, gloo), the PyTorch
+  # parity fixture script: Debian's CPU build, no pip.
+  python3-torch python3-numpy
 )
 # `make run` also wants a full General MIDI SoundFont.
 if [[ "${1:-}" == "--run" ]]; then

@@ -1,0 +1,248 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/pipeline"
+	"github.com/amtstudio/amt/engine/token"
+	"github.com/amtstudio/amt/engine/train"
+	"github.com/amtstudio/amt/engine/train/condition"
+	"github.com/amtstudio/amt/engine/train/examples"
+	"github.com/amtstudio/amt/storage"
+)
+
+// ExamplesSpec is an export of ready training examples (`amt datasets
+// --export-examples`) for a trainer outside this program (cluster/train.py).
+type ExamplesSpec struct {
+	Train   int     // training examples
+	Val     int     // validation examples; < 0: Train/20 (at least one batch)
+	Context int     // tokens per example (the model's input length)
+	Batch   int     // engine/train's batch: example i is row i mod Batch of batch i div Batch
+	Seed    uint64  // as engine/train's --seed: the split and every example follow from it
+	ValFrac float64 // share of pieces held out for validation
+	// Progress receives (examples written, total); may be nil.
+	Progress func(done, total int)
+}
+
+// DefaultExamplesSpec are the CLI's defaults.
+func DefaultExamplesSpec() ExamplesSpec {
+	d := DefaultTrainSpec()
+	return ExamplesSpec{Train: 20000, Val: -1, Context: d.Context, Batch: d.Batch, Seed: d.Seed, ValFrac: d.ValFrac}
+}
+
+// ExportExamples writes the conditioned training examples of a dataset
+// into dir: the live pieces, in the order of their paths (so the same
+// dataset and seed give the same examples however ingestion happened to
+// order its shards), are split by piece into train and validation as
+// engine/train splits them, and each example is made by the same builder
+// engine/train uses (engine/train/condition with its default options,
+// augmentation included), so an outside trainer sees the batches this
+// program would. See engine/train/examples for the files. The pieces pass
+// through a temporary shard in dir (memory-mapped), so memory stays bounded
+// by one batch whatever the dataset's size.
+func ExportExamples(ctx context.Context, st *storage.Store, project, dataset, dir string, spec ExamplesSpec) (*examples.Manifest, error) {
+	if spec.Train < 1 || spec.Context < 2 || spec.Batch < 1 {
+		return nil, fmt.Errorf("%w: export examples: --examples, --context and --batch must be ≥ 1, 2 and 1 (got %d, %d, %d)", ErrUsage, spec.Train, spec.Context, spec.Batch)
+	}
+	if spec.ValFrac < 0 || spec.ValFrac >= 1 {
+		return nil, fmt.Errorf("%w: export examples: --val-frac %g outside [0, 1)", ErrUsage, spec.ValFrac)
+	}
+	if spec.Val < 0 {
+		spec.Val = max(spec.Batch, spec.Train/20)
+	}
+	if spec.ValFrac == 0 {
+		spec.Val = 0
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("export examples: %w", err)
+	}
+	pieces, err := os.MkdirTemp(dir, ".pieces-")
+	if err != nil {
+		return nil, fmt.Errorf("export examples: %w", err)
+	}
+	defer os.RemoveAll(pieces)
+	vj, err := writeLivePieces(ctx, st, project, dataset, filepath.Join(pieces, "pieces"))
+	if err != nil {
+		return nil, err
+	}
+	v, err := token.ParseVocab(vj)
+	if err != nil {
+		return nil, fmt.Errorf("export examples: dataset %q: vocab.json: %w", dataset, err)
+	}
+	data, err := train.OpenDir(pieces, v.Size(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("export examples: dataset %q: %w", dataset, err)
+	}
+	defer data.Close()
+	co := condition.DefaultOptions()
+	return examples.Write(ctx, dir, data, condition.New(v, co), examples.Options{
+		Context: spec.Context, Train: spec.Train, Val: spec.Val, Batch: spec.Batch, Seed: spec.Seed, ValFrac: spec.ValFrac,
+		VocabJSON: vj, VocabSize: v.Size(), PAD: int(v.PAD), BOS: int(v.BOS), EOS: int(v.EOS), SEP: int(v.SEP),
+		Conditioning: co, Source: examples.Source{Project: project, Dataset: dataset, Pieces: data.Pieces(), Tokens: data.Tokens()},
+		Progress: spec.Progress})
+}
+
+// writeLivePieces writes the live pieces of a dataset, ordered by path, as
+// one token shard NAME.bin/NAME.idx (engine/train's format), reading each
+// piece from its shard after checking the shard against its recorded hash.
+// It returns the dataset's vocab.json.
+func writeLivePieces(ctx context.Context, st *storage.Store, project, dataset, name string) ([]byte, error) {
+	var ds *storage.Dataset
+	shards := map[uint64]storage.Shard{}
+	var items []storage.Item
+	err := st.View(func(tx *bolt.Tx) error {
+		p, err := storage.ProjectByName(tx, project)
+		if err != nil {
+			return err
+		}
+		if ds, err = storage.DatasetByName(tx, p.ID, dataset); err != nil {
+			return err
+		}
+		sh, err := storage.Shards(tx, ds.ID)
+		if err != nil {
+			return err
+		}
+		for _, s := range sh {
+			shards[s.ID] = s
+		}
+		return storage.Items(tx, ds.ID, func(it *storage.Item) bool {
+			if it.Status == storage.ItemOK && it.ShardID != 0 && it.Tokens > 0 {
+				items = append(items, storage.Item{Path: it.Path, ShardID: it.ShardID, Offset: it.Offset, Tokens: it.Tokens})
+			}
+			return true
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("export examples: %w", err)
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("export examples: dataset %q: %w: no ingested pieces", dataset, train.ErrNoData)
+	}
+	vj, err := os.ReadFile(filepath.Join(st.Abs(ds.ShardDir()), gpt.VocabFile))
+	if err != nil {
+		return nil, fmt.Errorf("export examples: %w", err)
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].Path < items[j].Path })
+	files := map[uint64]*os.File{}
+	sizes := map[uint64]int64{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	bin, err := os.Create(name + ".bin")
+	if err != nil {
+		return nil, fmt.Errorf("export examples: %w", err)
+	}
+	defer bin.Close()
+	w := bufio.NewWriterSize(bin, 1<<20)
+	idx := make([]byte, 0, 8*(len(items)+1))
+	var off uint64
+	var buf []byte
+	for n, it := range items {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		f, ok := files[it.ShardID]
+		if !ok {
+			sh, known := shards[it.ShardID]
+			if !known {
+				return nil, fmt.Errorf("export examples: item %s refers to shard %d, which the dataset does not list", it.Path, it.ShardID)
+			}
+			p := st.Abs(sh.Path + ".bin")
+			if h, err := storage.HashFile(p); err != nil || h != sh.Hash {
+				return nil, fmt.Errorf("export examples: shard %s: %w", sh.Path, storage.ErrShardChanged)
+			}
+			if f, err = os.Open(p); err != nil {
+				return nil, fmt.Errorf("export examples: %w", err)
+			}
+			fi, err := f.Stat()
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("export examples: %w", err)
+			}
+			files[it.ShardID], sizes[it.ShardID] = f, fi.Size()
+		}
+		start, size := int64(it.Offset)*2, int64(it.Tokens)*2
+		if it.Offset > 1<<62 || start+size > sizes[it.ShardID] {
+			return nil, fmt.Errorf("export examples: item %s (tokens %d..%d) does not fit shard %s: %w", it.Path, it.Offset, it.Offset+uint64(it.Tokens), shards[it.ShardID].Path, pipeline.ErrBadShard)
+		}
+		buf = slices.Grow(buf[:0], int(size))[:size]
+		if _, err := f.ReadAt(buf, start); err != nil {
+			return nil, fmt.Errorf("export examples: %s: %w", f.Name(), err)
+		}
+		if _, err := w.Write(buf); err != nil {
+			return nil, fmt.Errorf("export examples: %w", err)
+		}
+		idx = binary.LittleEndian.AppendUint64(idx, off)
+		off += uint64(it.Tokens)
+	}
+	idx = binary.LittleEndian.AppendUint64(idx, off)
+	if err := w.Flush(); err != nil {
+		return nil, fmt.Errorf("export examples: %w", err)
+	}
+	if err := os.WriteFile(name+".idx", idx, 0o644); err != nil {
+		return nil, fmt.Errorf("export examples: %w", err)
+	}
+	return vj, nil
+}
+
+// examplesFlags registers the options of --export-examples on fs and
+// returns a function reading them after parsing.
+func examplesFlags(fs *flag.FlagSet) func() ExamplesSpec {
+	d := DefaultExamplesSpec()
+	n := fs.Int("examples", d.Train, "with --export-examples: training examples to write (export at least steps × batch of the outside run)")
+	nv := fs.Int("val-examples", d.Val, "with --export-examples: validation examples (-1: examples/20, at least one batch)")
+	ctxLen := fs.Int("context", d.Context, "with --export-examples: tokens per example (the model's context)")
+	batch := fs.Int("batch", d.Batch, "with --export-examples: engine/train's batch (example i is row i mod B of its batch i div B)")
+	seed := fs.Uint64("seed", d.Seed, "with --export-examples: seed of the split and of every example (as amt train --seed)")
+	valFrac := fs.Float64("val-frac", d.ValFrac, "with --export-examples: share of pieces held out for validation")
+	return func() ExamplesSpec {
+		return ExamplesSpec{Train: *n, Val: *nv, Context: *ctxLen, Batch: *batch, Seed: *seed, ValFrac: *valFrac}
+	}
+}
+
+// runExportExamples is `amt datasets --export-examples`.
+func runExportExamples(ctx context.Context, env *Env, st *storage.Store, project, dataset, dir string, spec ExamplesSpec, asJSON bool) error {
+	last := time.Time{}
+	if !asJSON {
+		spec.Progress = func(done, total int) {
+			if now := time.Now(); now.Sub(last) >= time.Second || done == total {
+				last = now
+				fmt.Fprintf(env.Stderr, "\rexamples %d/%d", done, total)
+				if done == total {
+					fmt.Fprintln(env.Stderr)
+				}
+			}
+		}
+	}
+	m, err := ExportExamples(ctx, st, project, dataset, dir, spec)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(m)
+	}
+	tr, va := m.Splits["train"], m.Splits["val"]
+	fmt.Fprintf(env.Stdout, "exported dataset %q as examples of %d tokens in %s: train %d examples from %d pieces, val %d from %d; seed %d, vocabulary %d\n",
+		dataset, m.Context, dir, tr.Examples, tr.Pieces, va.Examples, va.Pieces, m.Seed, m.Vocab.Size)
+	fmt.Fprintf(env.Stdout, "train with: torchrun --standalone --nproc_per_node N cluster/train.py --examples %s --out MODEL_DIR --steps S --batch %d\n", shellQuote(dir), m.Batch)
+	return nil
+}
