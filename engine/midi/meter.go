@@ -243,11 +243,18 @@ func inferMeter(s *Score, candidates []meterShape, w *meterWeights) MeterGuess {
 func place(gr *grid, buf *gridBuf, candidates []meterShape, w *meterWeights, tpb int) (meterShape, []int, float64) {
 	best, second := -math.MaxFloat64, -math.MaxFloat64
 	var bestShape meterShape
+	var rep [17]float64 // by bar length; NaN until computed
+	for i := range rep {
+		rep[i] = math.NaN()
+	}
 	for _, sh := range candidates {
 		if _, ok := BarTicks(sh.num, sh.den, tpb); !ok {
 			continue
 		}
-		sc := windowScore(gr, sh, w.Select) + w.Repeat*repetition(buf, gr.n, sh.cells)
+		if math.IsNaN(rep[sh.cells]) {
+			rep[sh.cells] = repetition(buf, gr.n, sh.cells)
+		}
+		sc := windowScore(gr, sh, w.Select) + w.Repeat*rep[sh.cells]
 		if sc > best {
 			best, second = sc, best
 			bestShape = sh
@@ -279,14 +286,15 @@ func windowScore(gr *grid, sh meterShape, change float64) float64 {
 	first := true
 	for w0 := 0; w0 < gr.n; w0 += selectWindow {
 		w1 := min(w0+selectWindow, gr.n)
-		for l := range nLevels {
-			res[l] = [16]float64{}
-			r := w0 % L
-			for _, x := range gr.em[l][w0:w1] {
-				res[l][r] += x
-				if r++; r == L {
-					r = 0
-				}
+		res = [nLevels + 1][16]float64{}
+		e0, e1, e2 := gr.em[0][w0:w1], gr.em[1][w0:w1], gr.em[2][w0:w1]
+		r := w0 % L
+		for i := range e0 {
+			res[0][r] += e0[i]
+			res[1][r] += e1[i]
+			res[2][r] += e2[i]
+			if r++; r == L {
+				r = 0
 			}
 		}
 		bestPrev := math.Inf(-1)
@@ -563,6 +571,8 @@ func buildGrid(s *Score, buf *gridBuf) (*grid, string) {
 		clear(counts)
 	}
 	buf.resid = counts
+	// The residues of at most about 1024 notes, evenly spaced, are enough.
+	stride := max(1, s.NoteCount()/1024)
 	notes, pitched := 0, 0
 	var last int64
 	first := int64(math.MaxInt64)
@@ -578,7 +588,7 @@ func buildGrid(s *Score, buf *gridBuf) (*grid, string) {
 			notes++
 			last = max(last, n.Tick)
 			first = min(first, n.Tick)
-			if search {
+			if search && notes%stride == 0 {
 				x := 2 * n.Tick
 				counts[x-dv.floor(x)*T]++
 			}
@@ -649,6 +659,9 @@ func buildGrid(s *Score, buf *gridBuf) (*grid, string) {
 	}
 	b.pcs = grow(b.pcs, ncell)
 	F := &b.feat
+	onF, lowF, lenF, accF := F[fOnset][:ncell], F[fLow][:ncell], F[fLength][:ncell], F[fAccent][:ncell]
+	cov, pcs := b.cov[0][:ncell], b.pcs[:ncell]
+	invVel, lenScale := 1/meanVel, 8*dv.inv
 	for ti := range s.Tracks {
 		t := &s.Tracks[ti]
 		for i := range t.Notes {
@@ -677,25 +690,21 @@ func buildGrid(s *Score, buf *gridBuf) (*grid, string) {
 			}
 			// sounding pitch classes: every cell whose centre the note
 			// covers (up to a whole note), at least its onset cell.
-			pc := int64(n.Pitch % 12)
-			end := min(dv.floor(x+2*n.Dur+T/2), c+8, int64(ncell))
-			cov := b.cov[0]
-			for k := c; k < max(end, c+1); k++ {
-				cov[k] |= 1 << pc
+			bit := uint16(1) << (n.Pitch % 12)
+			end := min(int64(float64(x+2*n.Dur+T/2)*dv.inv), c+8, int64(ncell)) // near enough
+			cov[c] |= bit
+			for k := c + 1; k < end; k++ {
+				cov[k] |= bit
 			}
 			if !on {
 				continue
 			}
-			F[fOnset][c]++
-			b.pcs[c] |= 1 << pc
+			onF[c]++
+			pcs[c] |= bit
 			// the deepest, longest and loudest note starting on the cell
-			if d := float64(median-int(n.Pitch)) / 12; d > F[fLow][c] {
-				F[fLow][c] = d
-			}
-			F[fLength][c] = max(F[fLength][c], log2Len[min(max(dv.floor(n.Dur*8), 0), int64(len(log2Len)-1))])
-			if v := float64(n.Velocity) - meanVel; v > 0 {
-				F[fAccent][c] = max(F[fAccent][c], v/meanVel)
-			}
+			lowF[c] = max(lowF[c], float64(median-int(n.Pitch))*(1.0/12))
+			lenF[c] = max(lenF[c], log2Len[min(max(int(float64(n.Dur)*lenScale), 0), len(log2Len)-1)])
+			accF[c] = max(accF[c], (float64(n.Velocity)-meanVel)*invVel)
 		}
 	}
 	// windows of 2, 4 and 8 cells starting at each cell
@@ -739,25 +748,38 @@ func emissions(buf *gridBuf, ncell int, w *meterWeights) [nLevels + 1][]float64 
 	for l := range buf.em {
 		buf.em[l] = grow(buf.em[l], ncell) // lvOff stays zero
 	}
+	// the weights of the features in use, scaled by their means
+	var feats [nFeatures][]float64
+	var wt [nFeatures][nLevels]float64
+	nf := 0
 	for f := range nFeatures {
+		if w.Level[f] == ([nLevels]float64{}) {
+			continue
+		}
 		sum := 0.0
-		for _, x := range buf.feat[f] {
+		for _, x := range buf.feat[f][:ncell] {
 			sum += x
 		}
 		if sum <= 0 {
 			continue
 		}
 		scale := float64(ncell) / sum
+		feats[nf] = buf.feat[f][:ncell]
 		for l := range nLevels {
-			wt := w.Level[f][l] * scale
-			if wt == 0 {
-				continue
-			}
-			em := buf.em[l]
-			for i, x := range buf.feat[f] {
-				em[i] += wt * x
-			}
+			wt[nf][l] = w.Level[f][l] * scale
 		}
+		nf++
+	}
+	e0, e1, e2 := buf.em[0][:ncell], buf.em[1][:ncell], buf.em[2][:ncell]
+	for c := range ncell {
+		var a, b, d float64
+		for i := range nf {
+			x := feats[i][c]
+			a += wt[i][0] * x
+			b += wt[i][1] * x
+			d += wt[i][2] * x
+		}
+		e0[c], e1[c], e2[c] = a, b, d
 	}
 	return buf.em
 }
@@ -771,7 +793,7 @@ func emissions(buf *gridBuf, ncell int, w *meterWeights) [nLevels + 1][]float64 
 func pathScore(gr *grid, sh meterShape, buf *gridBuf, irregular float64, trace bool, starts *[]int) float64 {
 	L := sh.cells
 	n := gr.n
-	var cur, nxt [16]float64
+	var cur [16]float64
 	buf.back = grow(buf.back, n)
 	back := buf.back
 	var em [16][]float64 // the emission row of each position of the bar
@@ -790,12 +812,11 @@ func pathScore(gr *grid, sh meterShape, buf *gridBuf, irregular float64, trace b
 				b0, from = v, k
 			}
 		}
-		nxt[0] = b0 + em[0][c]
-		for k := 1; k < L; k++ {
-			nxt[k] = cur[k-1] + em[k][c]
+		for k := L - 1; k > 0; k-- {
+			cur[k] = cur[k-1] + em[k][c]
 		}
+		cur[0] = b0 + em[0][c]
 		back[c] = uint8(from)
-		cur = nxt
 	}
 	best, bk := cur[0], 0
 	for k := 1; k < L; k++ {
@@ -853,7 +874,7 @@ func repetition(buf *gridBuf, n, l int) float64 {
 		if a == 0 || b == 0 {
 			continue
 		}
-		sim += float64(bits.OnesCount16(a&b)) / float64(bits.OnesCount16(a|b))
+		sim += jaccard[bits.OnesCount16(a&b)][bits.OnesCount16(a|b)]
 		cnt++
 	}
 	if cnt > 0 {
@@ -939,8 +960,8 @@ func (gr *grid) cell(t int64) (int, bool) {
 }
 
 // divider divides by a fixed positive d through its reciprocal, correcting
-// the rounding: floor(a/d) for any a whose magnitude fits a float64 within
-// one unit.
+// the rounding: floor(a/d) for |a| < 2^50 (the float64 quotient is then
+// within one of the true one).
 type divider struct {
 	d   int64
 	inv float64
@@ -949,15 +970,14 @@ type divider struct {
 func newDivider(d int64) divider { return divider{d, 1 / float64(d)} }
 
 func (v divider) floor(a int64) int64 {
-	q := int64(math.Floor(float64(a) * v.inv))
+	q := int64(float64(a) * v.inv) // truncated: at most one off either way
 	r := a - q*v.d
-	for r < 0 {
+	if r < 0 {
 		q--
 		r += v.d
 	}
-	for r >= v.d {
+	if r >= v.d {
 		q++
-		r -= v.d
 	}
 	return q
 }
@@ -1008,3 +1028,14 @@ func Rebar(s *Score, g MeterGuess) (shift int64) {
 	s.ComputeSeconds()
 	return shift
 }
+
+// jaccard[i][u] is i/u (0 for u = 0): the Jaccard similarity of two sets of
+// pitch classes with i in common and u in all.
+var jaccard = func() (t [13][13]float64) {
+	for i := range t {
+		for u := 1; u < 13; u++ {
+			t[i][u] = float64(i) / float64(u)
+		}
+	}
+	return t
+}()

@@ -21,3 +21,20 @@ func BenchmarkInferMeterPOP909(b *testing.B) {
 	}
 	m.report(b)
 }
+
+// BenchmarkPreparePOP909 is parse + Prepare (meter inference, re-barring,
+// metadata) of POP909 files from memory; one op is one file. Compare with
+// BenchmarkParsePOP909 (parse + Analyze) in the same run.
+func BenchmarkPreparePOP909(b *testing.B) {
+	data := loadPOP909(b)
+	b.ReportAllocs()
+	m := startMeter(b)
+	for i := 0; i < b.N; i++ {
+		s, err := Parse("pop909.mid", data[i%len(data)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = Prepare(s)
+	}
+	m.report(b)
+}
