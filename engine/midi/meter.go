@@ -195,8 +195,8 @@ func grow[T any](b []T, n int) []T {
 }
 
 // InferMeter finds the meter and the bar lines of s from its notes and
-// decides whether they replace the declared meter map. See the package
-// documentation for the rule.
+// decides whether they replace the declared meter map (the trust rule). See
+// the package documentation. It does not change s.
 func InferMeter(s *Score) MeterGuess { return inferMeter(s, shapes(), &weights) }
 
 func inferMeter(s *Score, candidates []meterShape, w *meterWeights) MeterGuess {
