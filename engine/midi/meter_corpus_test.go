@@ -22,6 +22,7 @@ type popSong struct {
 	score     *Score
 	beats     int     // index.csv: beats per measure (2 or 3)
 	downbeats []int64 // the bar lines the meter should give: column 3 for 2-beat songs, column 2 for 3-beat ones
+	measures  []int64 // column 2: the downbeats of index.csv's measures (2 or 3 beats)
 	first     int64   // first and last annotated beat
 	last      int64
 }
@@ -89,6 +90,9 @@ func loadPOP909Songs(t testing.TB) []popSong {
 			if fs[col] == "1.0" {
 				song.downbeats = append(song.downbeats, tick)
 			}
+			if fs[1] == "1.0" {
+				song.measures = append(song.measures, tick)
+			}
 		}
 		bf.Close()
 		songs = append(songs, song)
@@ -101,6 +105,8 @@ type popResult struct {
 	strict         int // meter right and ≥ 90% agreement both ways
 	major          int // meter right and ≥ 50% agreement both ways
 	downbeats, hit int // annotated downbeats of the songs with the meter right, and those hit
+	measures, mhit int // column-2 downbeats of the 2-beat songs, and those on a bar line or a 4/4 half bar
+	mstrict        int // 2-beat songs with ≥ 90% agreement both ways at the 2-beat level
 	irregular      int
 	recall         []float64
 	failures       []string
@@ -125,6 +131,30 @@ func agreement(sg popSong, bars []MeterChange) (recall, precision float64) {
 	return recall, precision
 }
 
+// twoBeat compares index.csv's 2-beat measures (column 2) with the bar
+// lines of bars and the half bars of their 4/4 bars: recall, precision and
+// the number of column-2 downbeats hit.
+func twoBeat(sg popSong, bars []MeterChange) (recall, precision float64, hit int) {
+	s := sg.score
+	tol := int64(s.TicksPerBeat / 4)
+	lines := barLines(bars, s.TicksPerBeat, sg.last+tol+1)
+	var two []int64
+	for i, l := range lines {
+		if l >= sg.first-tol {
+			two = append(two, l)
+		}
+		next := sg.last + tol + 1
+		if i+1 < len(lines) {
+			next = lines[i+1]
+		}
+		if h := l + 2*int64(s.TicksPerBeat); h < next && h >= sg.first-tol {
+			two = append(two, h)
+		}
+	}
+	hit = coincide(sg.measures, two, tol)
+	return float64(hit) / float64(max(1, len(sg.measures))), float64(coincide(two, sg.measures, tol)) / float64(max(1, len(two))), hit
+}
+
 func (sg popSong) meter() string {
 	if sg.beats == 3 {
 		return "3/4"
@@ -146,6 +176,14 @@ func evalPOP909(songs []popSong, cands []meterShape, w *meterWeights) popResult 
 			continue
 		}
 		res.meterOK++
+		if sg.beats == 2 {
+			r, p, h := twoBeat(sg, g.Bars)
+			res.measures += len(sg.measures)
+			res.mhit += h
+			if r >= 0.9 && p >= 0.9 {
+				res.mstrict++
+			}
+		}
 		res.downbeats += len(sg.downbeats)
 		res.hit += int(rec*float64(len(sg.downbeats)) + 0.5)
 		if rec >= 0.5 && prec >= 0.5 {
@@ -197,6 +235,8 @@ func TestMeterPOP909(t *testing.T) {
 		r.strict, pc(r.strict, r.songs), r.major, pc(r.major, r.songs))
 	t.Logf("annotated downbeats with a bar line: %d/%d (%.1f%%); per song %s; %d irregular bars inferred",
 		r.hit, r.downbeats, pc(r.hit, r.downbeats), quantiles(r.recall), r.irregular)
+	t.Logf("2-beat level (column 2 on bar lines or 4/4 half bars): %d songs ≥ 90%% both ways; %d/%d downbeats (%.1f%%)",
+		r.mstrict, r.mhit, r.measures, pc(r.mhit, r.measures))
 	for _, f := range r.failures {
 		t.Log(f)
 	}
