@@ -31,8 +31,13 @@ type BenchMIDIResult struct {
 	Corpus string `json:"corpus"`
 	Files  int    `json:"files"`
 	Errors int    `json:"errors"` // files that fail to parse or encode
-	// Parse is midi.Parse + midi.Analyze (parse + metadata).
-	ParseFilesPerSecond float64 `json:"parse_files_per_second"`
+	// Parse is midi.Parse + midi.Prepare (parse + metadata, with meter
+	// inference and re-barring); ParseNoMeter is midi.Parse + midi.Analyze,
+	// the same without the meter inference (the rate before it existed).
+	ParseFilesPerSecond        float64 `json:"parse_files_per_second"`
+	ParseNoMeterFilesPerSecond float64 `json:"parse_no_meter_files_per_second"`
+	// Rebarred counts the files whose declared meter gave way.
+	Rebarred int `json:"rebarred"`
 	// Tokenize is Score → tokens (measure + encode), parse excluded.
 	TokenizeFilesPerSecond float64 `json:"tokenize_files_per_second"`
 	// Baseline is gomidi's plain smf.ReadFrom of the same bytes, same run.
@@ -87,7 +92,10 @@ func BenchMIDI(ctx context.Context, opts BenchMIDIOptions) (*BenchMIDIResult, er
 			r.Errors++
 			continue
 		}
-		m := midi.Analyze(s)
+		m := midi.Prepare(s)
+		if m.Rebarred {
+			r.Rebarred++
+		}
 		one, _, err := v.CheckRoundTrip(s, v.Measure(s, m))
 		if err != nil {
 			r.Errors++
@@ -140,6 +148,13 @@ func BenchMIDI(ctx context.Context, opts BenchMIDIOptions) (*BenchMIDIResult, er
 		return nil, err
 	}
 	if r.ParseFilesPerSecond, err = timed(len(data), func(i int) {
+		if s, err := midi.Parse(paths[i], data[i]); err == nil {
+			midi.Prepare(s)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if r.ParseNoMeterFilesPerSecond, err = timed(len(data), func(i int) {
 		if s, err := midi.Parse(paths[i], data[i]); err == nil {
 			midi.Analyze(s)
 		}

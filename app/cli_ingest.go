@@ -39,6 +39,11 @@ type IngestSummary struct {
 	Stages      []pipeline.StageStats `json:"stages"`
 	Bottleneck  string                `json:"bottleneck"`
 	Suggestions []string              `json:"suggestions"`
+
+	// Rebarred counts the files re-barred to the meter inferred from their
+	// notes (RebarredFiles: the first pipeline.MaxRebarredFiles).
+	Rebarred      int      `json:"rebarred"`
+	RebarredFiles []string `json:"rebarred_files,omitempty"`
 }
 
 func summarize(project string, res *IngestResult) IngestSummary {
@@ -46,7 +51,7 @@ func summarize(project string, res *IngestResult) IngestSummary {
 	return IngestSummary{RunID: res.RunID, Project: project, Dataset: res.Dataset, Mode: r.Mode, Workers: r.Workers,
 		Files: r.Files, Processed: r.Processed, OK: r.OK, Failed: r.Failed, Unchanged: r.Unchanged, Cached: r.Cached,
 		Removed: r.Removed, Styles: r.Styles, Bytes: r.Bytes, Seconds: r.Seconds, Stages: r.Stages,
-		Bottleneck: r.Bottleneck, Suggestions: r.Suggestions}
+		Bottleneck: r.Bottleneck, Suggestions: r.Suggestions, Rebarred: r.Rebarred, RebarredFiles: r.RebarredFiles}
 }
 
 // writeStageTable prints stage statistics as an aligned table.
@@ -149,6 +154,7 @@ func init() {
 		fmt.Fprintf(env.Stdout, "run %d: %s → project %q, dataset %q (%s mode)\n", sum.RunID, pos[0], *project, sum.Dataset, sum.Mode)
 		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed, %d from cache), %d unchanged, %d removed; %d style groups; %.2f s\n\n",
 			sum.Files, sum.Processed, sum.OK, sum.Failed, sum.Cached, sum.Unchanged, sum.Removed, sum.Styles, sum.Seconds)
+		writeRebarred(env.Stdout, sum.Rebarred, sum.RebarredFiles)
 		writeStageTable(env.Stdout, toStageStats(sum.Stages))
 		fmt.Fprintf(env.Stdout, "\nbottleneck: %s\n", sum.Bottleneck)
 		for _, s := range sum.Suggestions {

@@ -32,7 +32,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		m := midi.Analyze(s)
+		m := midi.Prepare(s) // as ingestion sees it: re-barred when the declared meter gives way
 		if *asJSON {
 			enc := json.NewEncoder(env.Stdout)
 			if !*compact {
@@ -60,6 +60,8 @@ func printInspect(w io.Writer, path string, s *midi.Score, m midi.Metadata) erro
 	row("duration", "%s (%.1f bars)", clock(m.DurationSeconds), m.Bars)
 	row("tempo", "%.1f bpm (median %.1f, %d changes)", m.TempoBPM, m.MedianTempoBPM, m.TempoChanges)
 	row("time signature", "%s", m.TimeSignature)
+	row("declared meter", "%s", meterOrNone(m.DeclaredMeter))
+	row("inferred meter", "%s", inferredMeter(m))
 	key := m.Key.String()
 	if m.DeclaredKey != nil {
 		key += fmt.Sprintf(" (declared; estimate %s, r=%.2f)", m.EstimatedKey, m.KeyConfidence)
@@ -98,6 +100,30 @@ func printInspect(w io.Writer, path string, s *midi.Score, m midi.Metadata) erro
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%d\t%s\n", i, t.Source, t.Channel+1, inst, len(t.Notes), t.Name)
 	}
 	return tw.Flush()
+}
+
+func meterOrNone(s string) string {
+	if s == "" {
+		return "none (no time signature)"
+	}
+	return s
+}
+
+// inferredMeter says what meter inference found and did.
+func inferredMeter(m midi.Metadata) string {
+	s := m.InferredMeter
+	if m.IrregularBars > 0 {
+		s += fmt.Sprintf(" with %d short bars", m.IrregularBars)
+	}
+	s += fmt.Sprintf(", confidence %.2f; ", m.MeterConfidence)
+	if m.Rebarred {
+		s += "re-barred (" + m.MeterReason + ")"
+		if m.RebarShift > 0 {
+			s += fmt.Sprintf(", every event %d ticks later", m.RebarShift)
+		}
+		return s
+	}
+	return s + "not re-barred (" + m.MeterReason + ")"
 }
 
 // clock formats seconds as m:ss.s.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"text/tabwriter"
 
@@ -95,6 +96,7 @@ func init() {
 		}
 		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed), %d unchanged, %d removed; %.2f s\n\n",
 			r.Files, r.Processed, r.OK, r.Failed, r.Unchanged, r.Removed, r.Seconds)
+		writeRebarred(env.Stdout, r.Rebarred, r.RebarredFiles)
 		writeStageTable(env.Stdout, r.Stages)
 		fmt.Fprintf(env.Stdout, "\nbottleneck: %s\n", r.Bottleneck)
 		for _, s := range r.Suggestions {
@@ -103,4 +105,27 @@ func init() {
 		return nil
 	}
 	Register(c)
+}
+
+// rebarredShown bounds the re-barred files the text report lists.
+const rebarredShown = 20
+
+// writeRebarred lists the files whose declared meter gave way to the one
+// inferred from their notes (at most rebarredShown; --json has them all
+// up to pipeline.MaxRebarredFiles).
+func writeRebarred(w io.Writer, n int, files []string) {
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "re-barred: %d files (declared meter replaced by the one inferred from the notes)\n", n)
+	for i, f := range files {
+		if i == rebarredShown {
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	if n > min(len(files), rebarredShown) {
+		fmt.Fprintf(w, "  … and %d more\n", n-min(len(files), rebarredShown))
+	}
+	fmt.Fprintln(w)
 }

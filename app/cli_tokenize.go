@@ -28,14 +28,15 @@ type TokenizeResult struct {
 	Sequence           []string `json:"sequence,omitempty"` // all tokens, with --tokens
 }
 
-// Tokenize reads a MIDI file, measures its attributes, encodes it with v
-// and checks the round trip.
+// Tokenize reads a MIDI file, prepares it as ingestion does (meter
+// inference and re-barring, midi.Prepare), measures its attributes,
+// encodes it with v and checks the round trip.
 func Tokenize(path string, v *token.Vocab, withTokens bool) (*TokenizeResult, error) {
 	s, err := midi.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	a := v.Measure(s, midi.Analyze(s))
+	a := v.Measure(s, midi.Prepare(s)) // re-barred when the declared meter gives way
 	rt, toks, err := v.CheckRoundTrip(s, a)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -135,14 +135,15 @@ func trainVocab(dir string) (*token.Vocab, error) {
 	return token.DefaultVocab(), nil
 }
 
-// midiTokenizer encodes a MIDI file with its measured attributes.
+// midiTokenizer encodes a MIDI file with its measured attributes, re-barred
+// as ingestion does (midi.Prepare).
 func midiTokenizer(v *token.Vocab) train.Tokenizer {
 	return func(path string) ([]uint16, error) {
 		s, err := midi.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
-		toks, _, err := v.AppendEncodeMeasured(nil, s, midi.Analyze(s))
+		toks, _, err := v.AppendEncodeMeasured(nil, s, midi.Prepare(s))
 		return toks, err
 	}
 }

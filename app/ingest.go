@@ -92,7 +92,7 @@ func Ingest(ctx context.Context, st *storage.Store, opts IngestOptions) (*Ingest
 			return nil, fmt.Errorf("ingest: %w", err)
 		}
 		emb := text.NewHashed()
-		embedName = emb.Name()
+		embedName = emb.Name() + "-" + midi.PrepareVersion // the cache holds tokens of re-barred scores
 		proc = &realProcessor{vocab: vocab, col: col, emb: emb}
 	}
 
@@ -206,6 +206,7 @@ func fillRun(run *storage.IngestRun, rep *pipeline.Report) {
 		"embed": rep.Workers.Embed, "tokenize": rep.Workers.Tokenize}
 	run.Files, run.Processed, run.OK, run.Failed = rep.Files, rep.Processed, rep.OK, rep.Failed
 	run.Unchanged, run.Removed, run.Seconds = rep.Unchanged, rep.Removed, rep.Seconds
+	run.Rebarred, run.RebarredFiles = rep.Rebarred, rep.RebarredFiles
 	run.Bottleneck, run.Suggestions = rep.Bottleneck, rep.Suggestions
 	run.Stages = run.Stages[:0]
 	for _, s := range rep.Stages {
@@ -229,7 +230,7 @@ func (p *realProcessor) Analyze(it *pipeline.Item) error {
 		return err
 	}
 	it.Score = s
-	it.Meta = midi.Analyze(s)
+	it.Meta = midi.Prepare(s) // re-barred when the declared meter gives way
 	return nil
 }
 

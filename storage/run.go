@@ -51,6 +51,12 @@ type IngestRun struct {
 	Stages      []StageStat    `json:"stages,omitempty"`
 	Bottleneck  string         `json:"bottleneck,omitempty"`
 	Suggestions []string       `json:"suggestions,omitempty"`
+
+	// Rebarred counts the processed files whose declared meter gave way to
+	// the one inferred from their notes; RebarredFiles lists the first of
+	// them (see pipeline.Report).
+	Rebarred      int      `json:"rebarred,omitempty"`
+	RebarredFiles []string `json:"rebarred_files,omitempty"`
 }
 
 // PutIngestRun inserts r (ID 0) or updates it.

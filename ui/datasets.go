@@ -57,6 +57,8 @@ type datasetsScreen struct {
 
 	tempoHist, keyHist, pitchHist, instrHist *widgets.Histogram
 
+	rebarredOnly *widget.Check // items whose declared meter gave way to the inferred one
+
 	mu     sync.Mutex
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -106,6 +108,7 @@ func newDatasetsScreen(e *env) *datasetsScreen {
 	d.sortBy = widget.NewSelect([]string{"Import order", "Title", "Duration", "Tempo", "Notes", "Status"}, func(string) { d.filter() })
 	d.sortBy.Selected = "Import order"
 	d.failedOnly = widget.NewCheck("Failed only", func(bool) { d.filter() })
+	d.rebarredOnly = widget.NewCheck("Re-barred only", func(bool) { d.filter() })
 	d.table = widget.NewTableWithHeaders(
 		func() (int, int) { return len(d.rows), len(itemColumns) },
 		func() fyne.CanvasObject {
@@ -128,7 +131,7 @@ func newDatasetsScreen(e *env) *datasetsScreen {
 			l.SetText(fmt.Sprint(id.Row + 1))
 		}
 	}
-	for i, w := range []float32{220, 80, 70, 100, 60, 200, 70, 260} {
+	for i, w := range []float32{220, 80, 70, 100, 100, 200, 70, 260} {
 		d.table.SetColumnWidth(i, w)
 	}
 	d.table.OnSelected = func(id widget.TableCellID) {
@@ -159,7 +162,8 @@ func newDatasetsScreen(e *env) *datasetsScreen {
 	top := container.NewVBox(
 		container.NewHBox(widget.NewLabel("Project"), d.project, newProject, widget.NewLabel("Dataset"), d.dataset, d.importB),
 		d.progressRow, d.stage)
-	filters := container.NewVBox(d.search, container.NewHBox(widget.NewLabel("Sort"), d.sortBy, d.failedOnly))
+	filters := container.NewVBox(d.search, container.NewHBox(widget.NewLabel("Sort"), d.sortBy, d.failedOnly),
+		container.NewHBox(d.rebarredOnly))
 	items := container.NewBorder(filters, nil, nil, nil, d.table)
 	report := container.NewBorder(d.verdict, d.suggestions, nil, nil, d.stages)
 	previewBox := container.NewBorder(container.NewBorder(nil, nil, nil, play, d.previewTitle), nil, nil, nil, d.preview)
@@ -200,7 +204,7 @@ func cellText(r app.ItemRow, col int) string {
 	case 3:
 		return m.Key.String()
 	case 4:
-		return fmt.Sprintf("%d/%d", m.MeterNum, m.MeterDen)
+		return meterText(m)
 	case 5:
 		fams := m.Families
 		if m.HasDrums {
@@ -211,6 +215,22 @@ func cellText(r app.ItemRow, col int) string {
 		return fmt.Sprint(m.Notes)
 	}
 	return ""
+}
+
+// meterText is the meter the item was tokenized in and, when it was
+// re-barred, the one its file declared.
+func meterText(m *midi.Metadata) string {
+	if !m.Rebarred {
+		return fmt.Sprintf("%d/%d", m.MeterNum, m.MeterDen)
+	}
+	return fmt.Sprintf("%d/%d (was %s)", m.MeterNum, m.MeterDen, meterOrNone(m.DeclaredMeter))
+}
+
+func meterOrNone(m string) string {
+	if m == "" {
+		return "none"
+	}
+	return m
 }
 
 func (d *datasetsScreen) newProject() {
@@ -296,12 +316,12 @@ func (d *datasetsScreen) showDataset() {
 	d.filter()
 	d.stage.SetText(fmt.Sprintf("%s: %d items, %d ok, %d failed, %d tokens in %d shards (%s)", ds.Name, ds.Items, ds.OK, ds.Failed, ds.Tokens, ds.Shards, ds.Root))
 	if run, err := d.e.studio.LastIngestRun(d.e.project, ds.ID); err == nil && run != nil {
-		d.showReport(run.Stages, run.Bottleneck, run.Suggestions, run.Seconds)
+		d.showReport(run.Stages, run.Bottleneck, run.Suggestions, run.Seconds, run.Rebarred)
 	}
 	d.showStats()
 }
 
-func (d *datasetsScreen) showReport(st []storage.StageStat, bottleneck string, sugg []string, secs float64) {
+func (d *datasetsScreen) showReport(st []storage.StageStat, bottleneck string, sugg []string, secs float64, rebarred int) {
 	stages := make([]widgets.Stage, 0, len(st))
 	for _, s := range st {
 		stages = append(stages, widgets.Stage{Name: s.Name, Busy: time.Duration(s.BusySeconds * float64(time.Second)),
@@ -312,7 +332,14 @@ func (d *datasetsScreen) showReport(st []storage.StageStat, bottleneck string, s
 	if bottleneck == "" {
 		bottleneck = "none"
 	}
-	d.verdict.SetText(fmt.Sprintf("Last import took %.2f s · bottleneck: %s", secs, bottleneck))
+	v := fmt.Sprintf("Last import took %.2f s · bottleneck: %s", secs, bottleneck)
+	switch {
+	case rebarred == 1:
+		v += "\n1 file re-barred: its declared meter gave way to the one of its notes (Re-barred only lists it)"
+	case rebarred > 1:
+		v += fmt.Sprintf("\n%d files re-barred: their declared meters gave way to those of their notes (Re-barred only lists them)", rebarred)
+	}
+	d.verdict.SetText(v)
 	if len(sugg) > 0 {
 		d.suggestions.SetText("• " + strings.Join(sugg, "\n• "))
 	} else {
@@ -326,6 +353,9 @@ func (d *datasetsScreen) filter() {
 	rows := d.rows[:0:0]
 	for _, r := range d.all {
 		if d.failedOnly.Checked && r.Status != storage.ItemFailed {
+			continue
+		}
+		if d.rebarredOnly.Checked && (r.Meta == nil || !r.Meta.Rebarred) {
 			continue
 		}
 		if q != "" && !strings.Contains(strings.ToLower(cellText(r, 0)+" "+r.Path), q) {
@@ -452,8 +482,12 @@ func (d *datasetsScreen) previewItem(r app.ItemRow) {
 		d.preview.SetScore(nil)
 		return
 	}
+	title := r.Path
+	if m := midi.Prepare(sc); m.Rebarred { // shown with the bar lines it was tokenized with
+		title += fmt.Sprintf(" (re-barred to %s; the file declares %s)", m.TimeSignature, meterOrNone(m.DeclaredMeter))
+	}
 	d.previewScore = sc
-	d.previewTitle.SetText(r.Path)
+	d.previewTitle.SetText(title)
 	d.preview.SetScore(sc)
 	d.side.SelectIndex(2)
 }
@@ -530,7 +564,7 @@ func (d *datasetsScreen) startImport(dir string) {
 			d.refresh()
 			d.dataset.SetSelected(res.Dataset)
 			if r := res.Report; r != nil {
-				d.showReport(storageStages(r.Stages), r.Bottleneck, r.Suggestions, r.Seconds)
+				d.showReport(storageStages(r.Stages), r.Bottleneck, r.Suggestions, r.Seconds, r.Rebarred)
 				if err == nil {
 					d.e.status.SetText(fmt.Sprintf("Imported %s: %d files, %d ok, %d failed, %d unchanged in %.2f s", res.Dataset, r.Files, r.OK, r.Failed, r.Unchanged, r.Seconds))
 				}

@@ -12,7 +12,7 @@ import (
 
 // loadPOP909 reads every POP909 file into memory once, so the benchmarks
 // measure decoding, not the disk.
-func loadPOP909(b *testing.B) [][]byte {
+func loadPOP909(b testing.TB) [][]byte {
 	b.Helper()
 	files := corpus.MIDIFiles(b, corpus.POP909)
 	out := make([][]byte, len(files))

@@ -22,6 +22,19 @@ type Metadata struct {
 	TimeSignature string `json:"time_signature"` // in force at tick 0, "4/4" by default
 	MeterNum      int    `json:"meter_num"`
 	MeterDen      int    `json:"meter_den"`
+	// Meter inference, filled by Prepare (empty from Analyze alone): the
+	// declared meter at tick 0 as the file has it ("" when it has no time
+	// signature), the meter inferred from the notes with its confidence and
+	// irregular (short) bars, whether the score was re-barred to it (then
+	// TimeSignature is the inferred meter) and by how many ticks its events
+	// moved, and why.
+	DeclaredMeter   string  `json:"declared_meter"`
+	InferredMeter   string  `json:"inferred_meter"`
+	MeterConfidence float64 `json:"meter_confidence"`
+	IrregularBars   int     `json:"irregular_bars"`
+	Rebarred        bool    `json:"rebarred"`
+	RebarShift      int64   `json:"rebar_shift,omitempty"`
+	MeterReason     string  `json:"meter_reason"`
 	// Key is the declared key when the file has a key signature, else the
 	// estimate.
 	Key           Key      `json:"key"`
@@ -42,6 +55,29 @@ type Metadata struct {
 	MaxPolyphony   int     `json:"max_polyphony"`
 	NotesPerSecond float64 `json:"notes_per_second"`
 	Title          string  `json:"title"`
+}
+
+// PrepareVersion names the rules of Prepare (meter inference and
+// re-barring); caches of prepared scores' tokens key on it, so a change of
+// the rules that changes bar lines must change it.
+const PrepareVersion = "meter1"
+
+// Prepare is what every path from a MIDI file to tokens does: it infers the
+// meter of s (InferMeter), re-bars s in place when the declared meter gives
+// way (Rebar), and measures the result (Analyze), recording the declared
+// and the inferred meter in the metadata.
+func Prepare(s *Score) Metadata {
+	g := InferMeter(s)
+	shift := Rebar(s, g)
+	m := Analyze(s)
+	m.DeclaredMeter = g.Declared
+	m.InferredMeter = g.String()
+	m.MeterConfidence = g.Confidence
+	m.IrregularBars = g.Irregular
+	m.Rebarred = g.Replace
+	m.RebarShift = shift
+	m.MeterReason = g.Reason
+	return m
 }
 
 // Analyze measures a Score (notes in any order). Seconds are taken from the

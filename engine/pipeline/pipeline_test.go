@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/amtstudio/amt/engine/midi"
 )
 
 func runFake(t *testing.T, root, shardDir string, sink *memSink, mode Mode, mut func(*Config)) *Report {
@@ -379,5 +382,26 @@ func TestStyleShardsRespectSizeCap(t *testing.T) {
 	// and one of 2 pieces.
 	if len(sink.shards) != 8 {
 		t.Errorf("%d shards after the style phase, want 8", len(sink.shards))
+	}
+}
+
+func TestRebarredFromMetadataOrCachedJSON(t *testing.T) {
+	for _, c := range []struct {
+		meta any
+		want bool
+	}{
+		{midi.Metadata{Rebarred: true}, true},
+		{midi.Metadata{}, false},
+		{&midi.Metadata{Rebarred: true}, true},
+		{json.RawMessage(`{"notes":3,"rebarred":true}`), true},
+		{json.RawMessage(`{"notes":3,"rebarred":false}`), false},
+		{json.RawMessage(`{"notes":3}`), false},
+		{json.RawMessage(`not json`), false},
+		{map[string]int{"bytes": 3}, false},
+		{nil, false},
+	} {
+		if got := rebarred(c.meta); got != c.want {
+			t.Errorf("rebarred(%v) = %v, want %v", c.meta, got, c.want)
+		}
 	}
 }

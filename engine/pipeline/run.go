@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/engine/cluster"
+	"github.com/amtstudio/amt/engine/midi"
 )
 
 // Report is the outcome of a run.
@@ -36,6 +38,33 @@ type Report struct {
 	Stages          []StageStats `json:"stages"`
 	Bottleneck      string       `json:"bottleneck"`
 	Suggestions     []string     `json:"suggestions"`
+
+	// Rebarred counts the files written whose score was re-barred to the
+	// meter inferred from its notes (midi.Metadata.Rebarred);
+	// RebarredFiles lists the first MaxRebarredFiles of them, in the order
+	// they were written.
+	Rebarred      int      `json:"rebarred"`
+	RebarredFiles []string `json:"rebarred_files,omitempty"`
+}
+
+// MaxRebarredFiles bounds Report.RebarredFiles.
+const MaxRebarredFiles = 200
+
+// rebarred reports whether an item's metadata says its score was re-barred:
+// a midi.Metadata from this run, or its JSON from the mmap cache.
+func rebarred(meta any) bool {
+	switch m := meta.(type) {
+	case midi.Metadata:
+		return m.Rebarred
+	case *midi.Metadata:
+		return m != nil && m.Rebarred
+	case json.RawMessage:
+		var x struct {
+			Rebarred bool `json:"rebarred"`
+		}
+		return json.Unmarshal(m, &x) == nil && x.Rebarred
+	}
+	return false
 }
 
 // Stage names, in order.
@@ -393,6 +422,12 @@ func (w *writer) flush(ctx context.Context, c *counter) error {
 			w.rep.Failed++
 		} else {
 			w.rep.OK++
+			if rebarred(it.Meta) {
+				w.rep.Rebarred++
+				if len(w.rep.RebarredFiles) < MaxRebarredFiles {
+					w.rep.RebarredFiles = append(w.rep.RebarredFiles, it.Path)
+				}
+			}
 		}
 	}
 	last := ""
