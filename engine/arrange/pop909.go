@@ -210,7 +210,13 @@ func LoadPOP909(dir string, song POP909Song) (*Source, error) {
 	bars := int(ceilDiv(lastEnd-start, barTicks))
 	end := int64(bars) * barTicks
 
-	out := &midi.Score{TicksPerBeat: sc.TicksPerBeat, Tempos: shiftTempos(sc, start),
+	// Tempo changes after the last bar (POP909 files have some) would make
+	// the file longer than its bars.
+	tempos := shiftTempos(sc, start)
+	for len(tempos) > 1 && tempos[len(tempos)-1].Tick >= end {
+		tempos = tempos[:len(tempos)-1]
+	}
+	out := &midi.Score{TicksPerBeat: sc.TicksPerBeat, Tempos: tempos,
 		Meters: []midi.MeterChange{{Tick: 0, Num: num, Den: 4}}}
 	for _, part := range []struct{ src, name string }{{"MELODY", "Melody"}, {"BRIDGE", "Bridge"}, {"PIANO", "Piano"}} {
 		notes := shiftNotes(tracks[part.src], start)

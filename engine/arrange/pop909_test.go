@@ -23,7 +23,10 @@ func writeFakePOP909(t *testing.T, root, id string) {
 		t.Fatal(err)
 	}
 	sc := &midi.Score{TicksPerBeat: 480,
-		Tempos: []midi.TempoChange{{Tick: 0, MicrosPerBeat: 500000}, {Tick: 4800, MicrosPerBeat: 400000}},
+		// The last tempo change lies after the music (POP909 files have
+		// such): it must not lengthen the piece.
+		Tempos: []midi.TempoChange{{Tick: 0, MicrosPerBeat: 500000}, {Tick: 4800, MicrosPerBeat: 400000},
+			{Tick: 20000, MicrosPerBeat: 450000}},
 		Meters: []midi.MeterChange{{Tick: 0, Num: 1, Den: 4}}}
 	mel := midi.Track{Name: "MELODY", Channel: 0}
 	for _, tk := range []int64{720, 1200, 1680, 2160, 3120, 4080, 5040, 6000, 7000} {

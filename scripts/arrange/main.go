@@ -3,7 +3,7 @@
 // fit its meter and tempo, written as MIDI files with JSON sidecars.
 //
 //	go run ./scripts/arrange --data ../shared/data --out WORK/arranged [--jobs N] [--force]
-//	go run ./scripts/arrange --data ../shared/data --out /tmp/a --only pop909/001,nottingham/jigs12
+//	go run ./scripts/arrange --data ../shared/data --out /tmp/a --only 'pop909/00*,nottingham/jigs12'
 //
 // It needs the mma program (Debian package mma). The output folder is
 // replaced as a whole; a folder built from the same inputs by the same
@@ -31,7 +31,7 @@ func main() {
 	out := flag.String("out", "", "corpus folder to build (replaced as a whole)")
 	jobs := flag.Int("jobs", 2, "mma processes at once")
 	mma := flag.String("mma", "mma", "the mma program")
-	only := flag.String("only", "", "comma-separated source ids (pop909/001, nottingham/jigs12) or prefixes ending in / to build only those")
+	only := flag.String("only", "", "comma-separated source ids (pop909/001, nottingham/jigs12) or prefixes ending in * (pop909/00*) to build only those")
 	force := flag.Bool("force", false, "rebuild even if OUT was built from the same inputs")
 	perPop := flag.Int("per-pop909", 4, "grooves per POP909 song")
 	perNot := flag.Int("per-nottingham", 3, "grooves per Nottingham tune")
@@ -50,7 +50,7 @@ func main() {
 		o.Only = func(id string) bool {
 			for _, x := range ids {
 				x = strings.TrimSpace(x)
-				if id == x || (strings.HasSuffix(x, "/") && strings.HasPrefix(id, x)) {
+				if id == x || (strings.HasSuffix(x, "*") && strings.HasPrefix(id, strings.TrimSuffix(x, "*"))) {
 					return true
 				}
 			}
