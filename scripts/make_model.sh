@@ -3,8 +3,12 @@
 # ../shared/data: ingest the three corpora through the pipeline into a
 # scratch store, export their token shards, train with conditioned and
 # augmented examples, export float16 weights into assets/model, rebuild
-# bin/amt and run the prompt suite. Environment:
+# bin/amt and run the prompt suite. Beside the corpora it builds the arranged
+# corpus (POP909 and Nottingham melodies over MMA grooves, engine/arrange,
+# docs/DATA.md) into $AMT_MODEL_WORK/arranged, kept while its inputs do not
+# change. Environment:
 #   AMT_MODEL_WORK  scratch folder (default /tmp/amt-model)
+#   ARRANGE_JOBS    mma processes for the arranged corpus (default 2)
 #   STEPS BATCH CONTEXT PRESET  training shape (default 1500, 8, 512, small)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,10 +23,15 @@ mkdir -p "$WORK"
 $GO build -o bin/amt .
 $GO build -o "$WORK/trainmodel" ./scripts/trainmodel
 rm -rf "$WORK/home" "$WORK/data"
+# The arranged corpus needs mma (Debian package mma).
+command -v mma >/dev/null 2>&1 || scripts/setup.sh --model
+$GO run ./scripts/arrange --data "$DATA" --out "$WORK/arranged" --jobs "${ARRANGE_JOBS:-2}"
 for c in pop909 nottingham openmsx; do
   bin/amt ingest "$DATA/$c" --project model --home "$WORK/home"
   bin/amt datasets --project model --home "$WORK/home" --export "$WORK/data/$c" --dataset "$c"
 done
+bin/amt ingest "$WORK/arranged" --project model --home "$WORK/home"
+bin/amt datasets --project model --home "$WORK/home" --export "$WORK/data/arranged" --dataset arranged
 "$WORK/trainmodel" --data "$WORK/data" --out "$WORK/run" --preset "$PRESET" --steps "$STEPS" \
   --batch "$BATCH" --context "$CONTEXT" --warmup 50 --val-every 100 --checkpoint-every 100
 "$WORK/trainmodel" --export "$WORK/run" --to assets/model

@@ -22,6 +22,11 @@ PACKAGES=(
 if [[ "${1:-}" == "--run" ]]; then
   PACKAGES+=(fluid-soundfont-gm)
 fi
+# `make model` also arranges a corpus with MMA (engine/arrange,
+# scripts/make_model.sh); the tests that run mma skip without it.
+if [[ "${1:-}" == "--model" ]]; then
+  PACKAGES+=(mma)
+fi
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 gocache="${HOME}/.cache/amt-studio/go"
