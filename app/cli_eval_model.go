@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/midi"
@@ -563,7 +564,7 @@ func (rep *SuiteReport) judge(allValid bool) {
 func init() {
 	c := &Command{
 		Name:    "eval-model",
-		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--reference NAME=DIR]... [--match NAME] [--model-alone] [--rolls DIR] [--json] [--pieces]",
+		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--reference NAME=DIR]... [--match NAME] [--model-alone] [--rolls DIR] [--save FILE.json] [--json] [--pieces]",
 		Summary: "run the prompt suite through a model (default: the embedded one): adherence, musicality against the real corpora, floors, speed",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -592,6 +593,7 @@ func init() {
 		topP := fs.Float64("top-p", DefaultTopP, "nucleus sampling mass")
 		jsonOut := fs.Bool("json", false, "print a JSON object")
 		pieces := fs.Bool("pieces", false, "include every piece (a table in text, the pieces in JSON)")
+		save := fs.String("save", "", "also write the whole report, every piece included, as JSON to this file")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -633,6 +635,15 @@ func init() {
 		if *rolls != "" {
 			if err := WriteSuiteRolls(*rolls, rep, *corpusDir, *rollCount); err != nil {
 				return err
+			}
+		}
+		if *save != "" {
+			data, err := json.MarshalIndent(rep, "", "  ")
+			if err != nil {
+				return fmt.Errorf("eval-model: %w", err)
+			}
+			if err := atomicfile.WriteFile(*save, append(data, '\n')); err != nil {
+				return fmt.Errorf("eval-model: save %s: %w", *save, err)
 			}
 		}
 		if *jsonOut {

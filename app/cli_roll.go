@@ -22,15 +22,19 @@ type RollOptions struct {
 }
 
 // DrawRolls draws one piano-roll panel per score (captions beside them,
-// same order) in a grid and writes it as a PNG.
-func DrawRolls(out string, scores []*midi.Score, captions []string, o RollOptions) error {
+// same order) in a grid and writes it as a PNG. beats, when given (same
+// order, 0: o.Bars bars), draws a panel over that many quarter notes.
+func DrawRolls(out string, scores []*midi.Score, captions []string, beats []int, o RollOptions) error {
 	panels := make([]*image.RGBA, len(scores))
 	for i, s := range scores {
-		c := ""
+		c, b := "", 0
 		if i < len(captions) {
 			c = captions[i]
 		}
-		panels[i], _ = roll.Draw(s, roll.Options{Bars: o.Bars, PxPerBeat: o.PxPerBeat, Height: o.Height, Caption: c})
+		if i < len(beats) {
+			b = beats[i]
+		}
+		panels[i], _ = roll.Draw(s, roll.Options{Bars: o.Bars, Beats: b, PxPerBeat: o.PxPerBeat, Height: o.Height, Caption: c})
 	}
 	return roll.WritePNG(out, roll.Grid(panels, max(o.Cols, 1), 6))
 }
@@ -45,7 +49,9 @@ func captionFit(s string, bars, pxPerBeat int) string {
 // valid ones, their MIDI files (suite-NNN.mid, NNN the prompt's number) and
 // one image dir/rolls.png: a row per piece, the generated piece (first 16
 // bars) on the left and on the right a real piece of its matched corpus
-// (its first 16 bars), chosen deterministically: the j-th piece matched to
+// over as many quarter notes from its start (whole bars: a real piece in
+// 2/4 gets 32 bars beside 16 generated bars of 4/4), chosen
+// deterministically: the j-th piece matched to
 // a corpus gets the file at (2j+1)/(2·count) of the corpus's sorted list.
 // Without corpora (corpusDir "") only the generated pieces are drawn.
 func WriteSuiteRolls(dir string, rep *SuiteReport, corpusDir string, count int) error {
@@ -93,6 +99,7 @@ func WriteSuiteRolls(dir string, rep *SuiteReport, corpusDir string, count int) 
 	used := map[string]int{}
 	var scores []*midi.Score
 	var captions []string
+	var beats []int
 	cols := 1
 	for k := 0; k < count; k++ {
 		i := valid[k*len(valid)/count]
@@ -103,6 +110,7 @@ func WriteSuiteRolls(dir string, rep *SuiteReport, corpusDir string, count int) 
 		}
 		scores = append(scores, p.score)
 		captions = append(captions, captionFit(fmt.Sprintf("%d: %s", i+1, p.Prompt), bars, px))
+		beats = append(beats, 0)
 		fs := list(p.Corpus)
 		if len(fs) == 0 {
 			continue
@@ -116,6 +124,7 @@ func WriteSuiteRolls(dir string, rep *SuiteReport, corpusDir string, count int) 
 			return fmt.Errorf("rolls: %w", err)
 		}
 		scores = append(scores, s)
+		beats = append(beats, int(roll.BarsEnd(p.score, bars)/int64(p.score.TicksPerBeat)))
 		rel := f
 		if r, err := filepath.Rel(corpusDir, f); err == nil && !strings.HasPrefix(r, "..") {
 			rel = r
@@ -126,7 +135,7 @@ func WriteSuiteRolls(dir string, rep *SuiteReport, corpusDir string, count int) 
 		// Some pieces found no real partner: draw one column.
 		cols = 1
 	}
-	return DrawRolls(filepath.Join(dir, "rolls.png"), scores, captions, RollOptions{Bars: bars, Cols: cols, PxPerBeat: px})
+	return DrawRolls(filepath.Join(dir, "rolls.png"), scores, captions, beats, RollOptions{Bars: bars, Cols: cols, PxPerBeat: px})
 }
 
 func init() {
@@ -180,7 +189,7 @@ func init() {
 			scores = append(scores, s)
 			captions = append(captions, captionFit(filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f)), *bars, *px))
 		}
-		if err := DrawRolls(*out, scores, captions, RollOptions{Bars: *bars, Cols: *cols, PxPerBeat: *px, Height: *height}); err != nil {
+		if err := DrawRolls(*out, scores, captions, nil, RollOptions{Bars: *bars, Cols: *cols, PxPerBeat: *px, Height: *height}); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "wrote %s: %d piano rolls\n", *out, len(scores))

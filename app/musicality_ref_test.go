@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -171,5 +172,37 @@ func TestJudgeMusicality(t *testing.T) {
 	}
 	if r := got["drums/notes_per_beat"]; r.Pieces != 2 {
 		t.Errorf("drums rows over %d pieces, want 2", r.Pieces)
+	}
+}
+
+// A folder given as a reference is measured with the corpora's code: two
+// scales of eight quarter notes (smfScale) are two 4/4 bars each, 1 note a
+// beat; the second bar (G A B C, or D E F# G) is the first (C D E F, or
+// G A B C) a fifth up: a transposed repeat.
+func TestMusicalityReferencesExtraFolder(t *testing.T) {
+	dir := t.TempDir()
+	smfScale(t, filepath.Join(dir, "c.mid"), 500000, 60)
+	smfScale(t, filepath.Join(dir, "g.mid"), 600000, 67)
+	refs, err := MusicalityReferences(context.Background(), "", []NamedDir{{"mine", dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := refs["mine"]
+	if len(refs) != 1 || r == nil || r.Pieces != 2 || r.Path != dir {
+		t.Fatalf("refs %+v", refs)
+	}
+	for k, want := range map[eval.Metric]float64{
+		eval.NotesPerBeat: 1, eval.OnsetsPerBeat: 1, eval.ProgramCount: 1, eval.BarRepetition: 1,
+		eval.RhythmRepetition: 1, eval.LastBarPileUp: 0, eval.ScaleShareEstimated: 1,
+	} {
+		if got := r.Value(k); math.Abs(got-want) > 1e-12 {
+			t.Errorf("%v = %v, want %v", k, got, want)
+		}
+	}
+	if !math.IsNaN(r.Value(eval.DrumBarShare)) {
+		t.Errorf("drum bar share %v without drums", r.Value(eval.DrumBarShare))
+	}
+	if _, err := MusicalityReferences(context.Background(), "", []NamedDir{{"x", filepath.Join(dir, "none")}}); err == nil || !strings.Contains(err.Error(), "reference x") {
+		t.Errorf("missing folder: %v", err)
 	}
 }

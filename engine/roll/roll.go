@@ -31,7 +31,11 @@ import (
 
 // Options control Draw; zero values take the defaults.
 type Options struct {
-	Bars      int    // bars drawn from bar 0 (default 16)
+	Bars int // bars drawn from bar 0 (default 16)
+	// Beats, when > 0, replaces Bars: whole bars are drawn until they span
+	// at least Beats quarter notes (at most MaxBars), so pieces in
+	// different meters can be drawn over the same stretch of time.
+	Beats     int
 	PxPerBeat int    // pixels per quarter note (default 12)
 	Height    int    // pitched area in pixels (default 150)
 	DrumLane  int    // drum lane in pixels (default 24)
@@ -124,14 +128,23 @@ func (g *Geometry) Y(pitch int) int {
 
 // barTicks returns the start tick of each of the first n bars of s and the
 // end of the last (n+1 values), following the meter map (4/4 before the
-// first meter; a meter change cuts a bar short).
-func barTicks(s *midi.Score, n int) []int64 {
+// first meter; a meter change cuts a bar short). With beats > 0 the bars
+// go on until they span at least beats quarter notes instead (at most
+// MaxBars).
+func barTicks(s *midi.Score, n, beats int) []int64 {
 	tpb := int64(s.TicksPerBeat)
 	out := make([]int64, 0, n+1)
 	num, den := 4, 4
 	mi := 0
 	pos := int64(0)
-	for len(out) < n {
+	for {
+		if beats > 0 {
+			if (pos >= int64(beats)*tpb && len(out) > 0) || len(out) >= MaxBars {
+				break
+			}
+		} else if len(out) >= n {
+			break
+		}
 		for mi < len(s.Meters) && s.Meters[mi].Tick <= pos {
 			if s.Meters[mi].Num > 0 && s.Meters[mi].Den > 0 {
 				num, den = s.Meters[mi].Num, s.Meters[mi].Den
@@ -148,8 +161,19 @@ func barTicks(s *midi.Score, n int) []int64 {
 	return append(out, pos)
 }
 
+// BarsEnd returns the tick where bar n of s ends (bars by the meter map,
+// as Draw draws them).
+func BarsEnd(s *midi.Score, n int) int64 {
+	if s == nil || s.TicksPerBeat <= 0 {
+		return 0
+	}
+	b := barTicks(s, min(max(n, 1), MaxBars), 0)
+	return b[len(b)-1]
+}
+
 // Draw draws the first o.Bars bars of s as one panel. A score without a
 // time division draws as an empty panel of 16 4/4 bars at 480 ticks.
+// See Options.Beats for drawing a stretch of time instead of bars.
 func Draw(s *midi.Score, o Options) (*image.RGBA, Geometry) {
 	o = o.withDefaults()
 	o.Bars = min(o.Bars, MaxBars)
@@ -157,7 +181,7 @@ func Draw(s *midi.Score, o Options) (*image.RGBA, Geometry) {
 		s = &midi.Score{TicksPerBeat: 480}
 	}
 	tpb := s.TicksPerBeat
-	bars := barTicks(s, o.Bars)
+	bars := barTicks(s, o.Bars, o.Beats)
 	end := bars[len(bars)-1]
 	g := Geometry{EndTick: end}
 	width := max(g.X(end, tpb, o.PxPerBeat)+1, TextWidth(o.Caption)+4)

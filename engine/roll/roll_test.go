@@ -90,6 +90,13 @@ func TestDrawMeter(t *testing.T) {
 			t.Fatalf("bar lines %v, want %v", g.BarX, want)
 		}
 	}
+	// By beats: whole bars until 5 beats are spanned: 3 + 3 (6 beats).
+	if _, g := Draw(s, Options{Beats: 5, PxPerBeat: 10}); len(g.BarX) != 3 || g.BarX[2] != 60 {
+		t.Errorf("5 beats: bar lines %v, want [0 30 60]", g.BarX)
+	}
+	if e := BarsEnd(s, 4); e != 120 {
+		t.Errorf("end of bar 4: %d, want 120", e)
+	}
 	// No notes: the default axis 48–72 padded.
 	if g.LoPitch != 46 || g.HiPitch != 74 {
 		t.Errorf("empty axis %d–%d", g.LoPitch, g.HiPitch)
