@@ -64,8 +64,9 @@ type SuitePiece struct {
 	Measured  MeasuredAttributes `json:"measured"`
 	Adherence eval.Adherence     `json:"adherence"`
 	Tokens    int                `json:"tokens"`
-	Seconds   float64            `json:"seconds"` // sampling, all candidates
-	Bars      int                `json:"bars"`    // requested
+	Seconds   float64            `json:"seconds"`    // sampling, all candidates
+	Tried     int                `json:"candidates"` // candidates sampled
+	Bars      int                `json:"bars"`       // requested
 	// Corpus is the reference the piece is set against (MatchCorpus);
 	// NamedInstruments says whether the prompt named instruments.
 	Corpus           string          `json:"corpus"`
@@ -300,7 +301,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 			piece.Valid = true
 			valid++
 			piece.Measured, piece.Adherence, piece.Tokens, piece.Seconds = r.Measured, r.Adherence, r.New, r.Seconds
-			piece.Bars = r.Requested.Bars
+			piece.Bars, piece.Tried = r.Requested.Bars, r.Tried
 			piece.score, piece.metrics = r.Score, r.Metrics
 			piece.NamedInstruments = r.Requested.Programs != nil
 			piece.Corpus = o.Match
