@@ -104,7 +104,10 @@ type Metrics struct {
 	// LastBarPileUp is LastBarRatio > PileUpFactor (2): the last bar over
 	// twice as full as the others, the symptom of a generator cramming
 	// notes into the bars it has left. Undefined (NaN, false) with fewer
-	// than two bars.
+	// than two bars. A cluster of 10 or more notes on one onset of the last
+	// bar is deliberately not a criterion: 13% of OpenMSX and 6% of
+	// Freedoom pieces end on one (a final chord across the band), while the
+	// factor of 2 flags 0–3% of real pieces in every corpus.
 	LastBarRatio  float64
 	LastBarPileUp bool
 	// MeasuredBars is the number of bars the musicality metrics counted
