@@ -104,9 +104,9 @@ type Metrics struct {
 	// LastBarPileUp is LastBarRatio > PileUpFactor (2): the last bar over
 	// twice as full as the others, the symptom of a generator cramming
 	// notes into the bars it has left. Undefined (NaN, false) with fewer
-	// than two bars. A cluster of 10 or more notes on one onset of the last
-	// bar is deliberately not a criterion: 13% of OpenMSX and 6% of
-	// Freedoom pieces end on one (a final chord across the band), while the
+	// than two bars. A cluster of 10 or more pitched notes on one onset of
+	// the last bar is deliberately not a criterion: 13% of OpenMSX and 6%
+	// of Freedoom pieces end on one (a final chord across the band), while the
 	// factor of 2 flags 0–3% of real pieces in every corpus.
 	LastBarRatio  float64
 	LastBarPileUp bool
