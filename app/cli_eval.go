@@ -369,9 +369,9 @@ func writeEvalText(w io.Writer, rep *EvalReport) {
 	fmt.Fprintf(tw, "evaluated %d files (%d failed); metrics %.0f pieces/s per core, parsing %.3f s, wall %.3f s\n\n",
 		rep.Evaluated, rep.Failed, rep.PiecesPerSecond, rep.ParseSeconds, rep.WallSeconds)
 	if rep.Reference == nil {
-		fmt.Fprintln(tw, "metric\tn\tmean\tstd\t")
+		fmt.Fprintln(tw, "metric\tn\tmean\tstd\tmedian\t")
 		for _, s := range rep.Summary {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", s.Metric, s.N, f4(s.Mean), f4(s.Std))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", s.Metric, s.N, f4(s.Mean), f4(s.Std), f4(s.Median))
 		}
 	} else {
 		r := rep.Reference
@@ -388,7 +388,7 @@ func writeEvalText(w io.Writer, rep *EvalReport) {
 			name string
 			r    eval.Rate
 		}{{"TB (tempo bin)", a.TB}, {"TBT (bin ±1)", a.TBT}, {"CK (key)", a.CK}, {"CKD (key or relative)", a.CKD},
-			{"meter", a.Meter}, {"drums", a.Drums}, {"length ±10%", a.Length}} {
+			{"meter", a.Meter}, {"drums (≥ 90% of bars when asked)", a.Drums}, {"length ±10%", a.Length}} {
 			if r.r.N > 0 {
 				fmt.Fprintf(tw, "%s\t%d\t%s\t\n", r.name, r.r.N, f4(r.r.Rate))
 			}

@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/midi"
@@ -20,11 +22,38 @@ import (
 // DefaultSuite is the prompt suite of the default model.
 const DefaultSuite = "testdata/prompts/suite.txt"
 
-// Floors of issue 8.
+// Floors of issues 8 and 13 (ARCHITECTURE §6).
 const (
-	floorTB, floorTBT, floorCK, floorMeter, floorF1 = 0.80, 0.95, 0.70, 0.95, 0.90
+	floorTB, floorTBT, floorCK, floorMeter, floorF1 = 0.80, 0.95, 0.75, 0.95, 0.90
+	floorCKAlone                                    = 0.40
 	floorMetricRel                                  = 0.10
+	floorDrumBars                                   = eval.DrumBarFloor
+	floorPrograms                                   = 4
+	floorNotesPerBeatRatio                          = 0.70
+	floorRhythmRep, floorBarRep                     = 0.40, 0.15
+	floorPileUp                                     = 0.10
+	floorSeconds16                                  = 1.5
 )
+
+// PieceMusicality is the musicality of one suite piece (engine/eval
+// definitions), next to its matched reference.
+type PieceMusicality struct {
+	NotesPerBeat     eval.Num `json:"notes_per_beat"`
+	OnsetsPerBeat    eval.Num `json:"onsets_per_beat"`
+	DrumBars         eval.Num `json:"drum_bars"` // share of bars with drums; null without drums
+	Programs         int      `json:"programs"`  // pitched programs playing
+	Drums            bool     `json:"drums"`
+	BarRepetition    eval.Num `json:"bar_repetition"`
+	RhythmRepetition eval.Num `json:"rhythm_repetition"`
+	LastBarRatio     eval.Num `json:"last_bar_ratio"`
+	PileUp           bool     `json:"last_bar_pile_up"`
+	// Scale is the share of notes in the requested key's scale (the
+	// estimated key's when none was requested).
+	Scale eval.Num `json:"scale"`
+	// NotesPerBeatRatio is NotesPerBeat over the matched reference's
+	// median.
+	NotesPerBeatRatio eval.Num `json:"notes_per_beat_ratio"`
+}
 
 // SuitePiece is one prompt's outcome.
 type SuitePiece struct {
@@ -35,7 +64,20 @@ type SuitePiece struct {
 	Measured  MeasuredAttributes `json:"measured"`
 	Adherence eval.Adherence     `json:"adherence"`
 	Tokens    int                `json:"tokens"`
-	Seconds   float64            `json:"seconds"`
+	Seconds   float64            `json:"seconds"`    // sampling, all candidates
+	Tried     int                `json:"candidates"` // candidates sampled
+	Bars      int                `json:"bars"`       // requested
+	// Corpus is the reference the piece is set against (MatchCorpus);
+	// NamedInstruments says whether the prompt named instruments.
+	Corpus           string          `json:"corpus"`
+	NamedInstruments bool            `json:"named_instruments"`
+	Musicality       PieceMusicality `json:"musicality"`
+	// CKAlone is the key check of the model-alone pass (key bias 0, one
+	// candidate), when it ran and a key was requested.
+	CKAlone *bool `json:"ck_model_alone,omitempty"`
+
+	score   *midi.Score
+	metrics eval.Metrics
 }
 
 // MetricVsCorpus compares a musical metric's mean over the suite with the
@@ -45,6 +87,31 @@ type MetricVsCorpus struct {
 	Corpus   eval.Num `json:"corpus_mean"`
 	RelDiff  eval.Num `json:"rel_diff"` // (suite − corpus) / corpus
 	Within10 bool     `json:"within_10_percent"`
+}
+
+// MusicalityRow sets one metric of the suite pieces matched to one
+// reference against the reference: both sides summarised the same way
+// (median over pieces; last_bar_pile_up: share of pieces).
+type MusicalityRow struct {
+	Corpus    string   `json:"corpus"`
+	Metric    string   `json:"metric"`
+	Pieces    int      `json:"pieces"` // suite pieces with the metric defined
+	Generated eval.Num `json:"generated"`
+	Real      eval.Num `json:"real"`
+	Ratio     eval.Num `json:"ratio"` // generated / real
+}
+
+// Floor is one floor with the value it was judged on. Op is ">=", "<=" or
+// "<"; What says how the value is aggregated; N counts the pieces it is
+// over.
+type Floor struct {
+	Name  string   `json:"name"`
+	What  string   `json:"what"`
+	Value eval.Num `json:"value"`
+	Op    string   `json:"op"`
+	Limit float64  `json:"limit"`
+	N     int      `json:"n"`
+	Met   bool     `json:"met"`
 }
 
 // SuiteReport is what `amt eval-model --json` prints.
@@ -62,10 +129,26 @@ type SuiteReport struct {
 	PitchClassEntropy MetricVsCorpus        `json:"pitch_class_entropy"`
 	GrooveConsistency MetricVsCorpus        `json:"groove_consistency"`
 	CorpusPieces      int                   `json:"corpus_pieces"`
-	Seconds           float64               `json:"seconds"`
-	TokensPerSecond   float64               `json:"tokens_per_second"`
-	Floors            map[string]bool       `json:"floors_met"`
-	Pieces            []SuitePiece          `json:"pieces,omitempty"`
+	// ModelAlone is the adherence of a second pass with key bias 0 and one
+	// candidate (the model without decoding help), when it ran.
+	ModelAlone *eval.AdherenceSummary `json:"model_alone,omitempty"`
+	// References are the real corpora the pieces are set against, and
+	// ReferenceSource where they came from ("measured" or "stored").
+	References      map[string]*CorpusRef `json:"references"`
+	ReferenceSource string                `json:"reference_source"`
+	Musicality      []MusicalityRow       `json:"musicality"`
+	// Seconds16 is the mean sampling time of a 16-bar piece (all its
+	// candidates), Seconds16Max the longest, Seconds16Single the mean of
+	// one sample (model-alone pass); Pieces16 counts the pieces.
+	Pieces16        int             `json:"pieces_16_bars"`
+	Seconds16       eval.Num        `json:"seconds_16_bars"`
+	Seconds16Max    eval.Num        `json:"seconds_16_bars_max"`
+	Seconds16Single eval.Num        `json:"seconds_16_bars_single"`
+	Seconds         float64         `json:"seconds"`
+	TokensPerSecond float64         `json:"tokens_per_second"`
+	FloorList       []Floor         `json:"floors"`
+	Floors          map[string]bool `json:"floors_met"`
+	Pieces          []SuitePiece    `json:"pieces,omitempty"`
 }
 
 // ReadSuite reads a prompt file: one prompt a line, # comments and blank
@@ -143,14 +226,53 @@ type SuiteOptions struct {
 	Candidates  int     // PromptRequest.Candidates (0 or 1: one sample)
 	Temperature float64 // 0: DefaultTemperature
 	TopP        float64 // 0: DefaultTopP
-	CorpusDir   string  // "": the stored corpus means
+	CorpusDir   string  // "": the stored corpus means and references
+	// References extra to the corpora (e.g. an arranged corpus).
+	References []NamedDir
+	// Match, when set, sets every piece against this reference instead of
+	// MatchCorpus's choice.
+	Match string
+	// ModelAlone adds a second pass with key bias 0 and one candidate, for
+	// the model's own CK and the time of a single sample.
+	ModelAlone bool
 }
 
-// EvalSuite generates one piece per prompt and scores the set.
+// EvalSuite generates one piece per prompt and scores the set: adherence,
+// musicality against the matched real corpora, the floors of issues 8 and
+// 13. progress (may be nil) sees the pieces done over both passes.
 func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, progress func(i int)) (*SuiteReport, error) {
 	bars, seed, keyBias, corpusDir := o.Bars, o.Seed, o.KeyBias, o.CorpusDir
 	rep := &SuiteReport{Model: m.Dir, Prompts: len(prompts), Bars: bars, KeyBias: keyBias, Candidates: max(o.Candidates, 1), Temperature: o.Temperature, TopP: o.TopP, Floors: map[string]bool{}}
 	start := time.Now()
+
+	// References first: a bad --corpus or --reference fails before
+	// generating.
+	if corpusDir != "" {
+		for _, name := range []string{corpus.POP909, corpus.Nottingham, corpus.OpenMSX} {
+			if st, err := os.Stat(filepath.Join(corpusDir, name)); err != nil || !st.IsDir() {
+				return nil, fmt.Errorf("corpora folder %s has no %s folder (it needs %s, %s and %s)", corpusDir, name, corpus.POP909, corpus.Nottingham, corpus.OpenMSX)
+			}
+		}
+	}
+	rep.References = KnownReferences()
+	rep.ReferenceSource = "stored"
+	if corpusDir != "" || len(o.References) > 0 {
+		refs, err := MusicalityReferences(ctx, corpusDir, o.References)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := refs[RefPOP909]; ok {
+			rep.References, rep.ReferenceSource = refs, "measured"
+		} else {
+			for n, r := range refs {
+				rep.References[n] = r
+			}
+		}
+	}
+	if o.Match != "" && rep.References[o.Match] == nil {
+		return nil, fmt.Errorf("%w: --match %q: no such reference (have %s)", ErrUsage, o.Match, strings.Join(sortedRefNames(rep.References), ", "))
+	}
+
 	var ads []eval.Adherence
 	var sp, sg float64
 	var np, ng, valid, toks int
@@ -179,6 +301,14 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 			piece.Valid = true
 			valid++
 			piece.Measured, piece.Adherence, piece.Tokens, piece.Seconds = r.Measured, r.Adherence, r.New, r.Seconds
+			piece.Bars, piece.Tried = r.Requested.Bars, r.Tried
+			piece.score, piece.metrics = r.Score, r.Metrics
+			piece.NamedInstruments = r.Requested.Programs != nil
+			piece.Corpus = o.Match
+			if piece.Corpus == "" {
+				piece.Corpus = MatchCorpus(p, r.Requested)
+			}
+			piece.Musicality = pieceMusicality(&r.Metrics, r.Adherence, rep.References[piece.Corpus])
 			ads = append(ads, r.Adherence)
 			toks += r.Sampled
 			genSecs += r.Seconds
@@ -201,6 +331,30 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 	if genSecs > 0 {
 		rep.TokensPerSecond = float64(toks) / genSecs
 	}
+
+	var single []float64
+	if o.ModelAlone {
+		var alone []eval.Adherence
+		for i, p := range prompts {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: seed + uint64(i), KeyBias: 0, Candidates: 1, Temperature: o.Temperature, TopP: o.TopP})
+			if err == nil {
+				alone = append(alone, r.Adherence)
+				rep.Pieces[i].CKAlone = r.Adherence.CK
+				if r.Requested.Bars == 16 {
+					single = append(single, r.Seconds)
+				}
+			}
+			if progress != nil {
+				progress(len(prompts) + i + 1)
+			}
+		}
+		s := eval.SummarizeAdherence(alone)
+		rep.ModelAlone = &s
+	}
+
 	cp, cg := float64(knownCorpusPCE), float64(knownCorpusGroove)
 	if corpusDir != "" {
 		var err error
@@ -224,25 +378,195 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 	}
 	rep.PitchClassEntropy = cmp(sp, np, cp)
 	rep.GrooveConsistency = cmp(sg, ng, cg)
-	a := rep.Adherence
-	ge := func(x eval.Num, floor float64) bool { return !math.IsNaN(float64(x)) && float64(x) >= floor }
-	rep.Floors["tb"] = ge(a.TB.Rate, floorTB)
-	rep.Floors["tbt"] = ge(a.TBT.Rate, floorTBT)
-	rep.Floors["ck"] = ge(a.CK.Rate, floorCK)
-	rep.Floors["meter"] = ge(a.Meter.Rate, floorMeter)
-	rep.Floors["instrument_f1"] = ge(a.F1, floorF1)
-	rep.Floors["pitch_class_entropy"] = rep.PitchClassEntropy.Within10
-	rep.Floors["groove_consistency"] = rep.GrooveConsistency.Within10
-	rep.Floors["valid"] = valid == len(prompts)
+	rep.Musicality = musicalityRows(rep.Pieces, rep.References)
+	rep.suiteTiming(single)
+	rep.judge(valid == len(prompts))
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// pieceMusicality reads one piece's musicality from its metrics.
+func pieceMusicality(m *eval.Metrics, a eval.Adherence, ref *CorpusRef) PieceMusicality {
+	pm := PieceMusicality{
+		NotesPerBeat: eval.Num(m.NotesPerBeat), OnsetsPerBeat: eval.Num(m.OnsetsPerBeat),
+		DrumBars: eval.Num(m.DrumBarShare), Programs: len(m.Programs), Drums: m.HasDrums,
+		BarRepetition: eval.Num(m.BarRepetition), RhythmRepetition: eval.Num(m.RhythmRepetition),
+		LastBarRatio: eval.Num(m.LastBarRatio), PileUp: m.LastBarPileUp,
+		Scale:             eval.Num(m.ScaleShare(m.Key.Tonic, m.Key.Minor)),
+		NotesPerBeatRatio: eval.Num(math.NaN()),
+	}
+	if a.Scale != nil {
+		pm.Scale = *a.Scale
+	}
+	if r := ref.Value(eval.NotesPerBeat); r > 0 {
+		pm.NotesPerBeatRatio = eval.Num(m.NotesPerBeat / r)
+	}
+	return pm
+}
+
+// pieceValue is a piece's value of a reference metric; the scale share is
+// in the requested key's scale (the references' in the estimated key's).
+func pieceValue(p *SuitePiece, k eval.Metric) float64 {
+	if k == eval.ScaleShareEstimated {
+		return float64(p.Musicality.Scale)
+	}
+	return p.metrics.Value(k)
+}
+
+// musicalityRows sets each reference metric of the pieces matched to each
+// reference against it.
+func musicalityRows(pieces []SuitePiece, refs map[string]*CorpusRef) []MusicalityRow {
+	var rows []MusicalityRow
+	groups := map[string][]*SuitePiece{}
+	for i := range pieces {
+		if p := &pieces[i]; p.Valid {
+			groups[p.Corpus] = append(groups[p.Corpus], p)
+		}
+	}
+	for _, name := range append(sortedRefNames(refs), missingNames(groups, refs)...) {
+		ps := groups[name]
+		if len(ps) == 0 {
+			continue
+		}
+		for _, k := range RefMetrics {
+			if k == eval.DrumBarShare && name != RefDrums && !(refs[name] != nil && !math.IsNaN(refs[name].Value(k))) {
+				continue // no drums asked, none in the reference
+			}
+			var xs []float64
+			for _, p := range ps {
+				if v := pieceValue(p, k); !math.IsNaN(v) {
+					xs = append(xs, v)
+				}
+			}
+			g := refAggregate(k, xs)
+			r := refs[name].Value(k)
+			row := MusicalityRow{Corpus: name, Metric: k.String(), Pieces: len(xs), Generated: eval.Num(g), Real: eval.Num(r), Ratio: eval.Num(math.NaN())}
+			if r != 0 && !math.IsNaN(r) && len(xs) > 0 {
+				row.Ratio = eval.Num(g / r)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// missingNames lists group names that have no reference (a --match to a
+// name that vanished cannot happen; kept so no piece is dropped silently).
+func missingNames(groups map[string][]*SuitePiece, refs map[string]*CorpusRef) []string {
+	var out []string
+	for n := range groups {
+		if refs[n] == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// suiteTiming sets the time of 16-bar pieces.
+func (rep *SuiteReport) suiteTiming(single []float64) {
+	var xs []float64
+	for _, p := range rep.Pieces {
+		if p.Valid && p.Bars == 16 {
+			xs = append(xs, p.Seconds)
+		}
+	}
+	rep.Pieces16 = len(xs)
+	st := eval.Describe(xs)
+	rep.Seconds16, rep.Seconds16Max = st.Mean, eval.Num(math.NaN())
+	if len(xs) > 0 {
+		mx := 0.0
+		for _, x := range xs {
+			mx = max(mx, x)
+		}
+		rep.Seconds16Max = eval.Num(mx)
+	}
+	rep.Seconds16Single = eval.Describe(single).Mean
+}
+
+// judge fills the floors. The musicality floors are over the valid pieces:
+//
+//   - drums_in_bars: the mean share of bars with drums over the pieces that
+//     asked for drums ≥ 0.9 (each such piece meets its drum request at
+//     0.9 too: eval.DrumBarFloor);
+//   - programs_unnamed: the mean number of pitched programs over the
+//     pieces whose prompt names no instrument ≤ 4;
+//   - notes_per_beat: the median over pieces of notes per beat over the
+//     matched reference's median ≥ 0.70;
+//   - rhythm_repetition ≥ 0.40 and bar_repetition ≥ 0.15: means over
+//     pieces (eval definitions);
+//   - last_bar_pile_up: the share of pieces that pile up ≤ 0.10;
+//   - seconds_16_bars: the mean sampling time of a 16-bar piece with the
+//     suite's decoding (all candidates) < 1.5 s.
+func (rep *SuiteReport) judge(allValid bool) {
+	a := rep.Adherence
+	add := func(name, what string, v float64, op string, limit float64, n int) {
+		f := Floor{Name: name, What: what, Value: eval.Num(v), Op: op, Limit: limit, N: n}
+		if !math.IsNaN(v) && n > 0 {
+			switch op {
+			case ">=":
+				f.Met = v >= limit
+			case "<=":
+				f.Met = v <= limit
+			case "<":
+				f.Met = v < limit
+			}
+		}
+		rep.FloorList = append(rep.FloorList, f)
+		rep.Floors[name] = f.Met
+	}
+	add("tb", "share of pieces asking a tempo in its MidiCaps bin", float64(a.TB.Rate), ">=", floorTB, a.TB.N)
+	add("tbt", "… in the bin or an adjacent one", float64(a.TBT.Rate), ">=", floorTBT, a.TBT.N)
+	add("ck", "share of pieces asking a key in that key (estimated)", float64(a.CK.Rate), ">=", floorCK, a.CK.N)
+	if rep.ModelAlone != nil {
+		add("ck_model_alone", "CK with key bias 0 and one candidate", float64(rep.ModelAlone.CK.Rate), ">=", floorCKAlone, rep.ModelAlone.CK.N)
+	}
+	add("meter", "share of pieces asking a meter in it", float64(a.Meter.Rate), ">=", floorMeter, a.Meter.N)
+	add("instrument_f1", "mean F1 of GM families over pieces naming instruments", float64(a.F1), ">=", floorF1, a.InstrumentPieces)
+
+	var drums, progs, ratios, rhythm, barRep, pile []float64
+	for i := range rep.Pieces {
+		p := &rep.Pieces[i]
+		if !p.Valid {
+			continue
+		}
+		if p.Adherence.DrumBars != nil {
+			drums = append(drums, float64(*p.Adherence.DrumBars))
+		}
+		if !p.NamedInstruments {
+			progs = append(progs, float64(p.Musicality.Programs))
+		}
+		ratios = append(ratios, float64(p.Musicality.NotesPerBeatRatio))
+		rhythm = append(rhythm, float64(p.Musicality.RhythmRepetition))
+		barRep = append(barRep, float64(p.Musicality.BarRepetition))
+		pile = append(pile, p.metrics.Value(eval.LastBarPileUp))
+	}
+	mean := func(xs []float64) (float64, int) { st := eval.Describe(xs); return float64(st.Mean), st.N }
+	med := func(xs []float64) (float64, int) { st := eval.Describe(xs); return float64(st.Median), st.N }
+	v, n := mean(drums)
+	add("drums_in_bars", "mean share of bars with drums, pieces asking for drums", v, ">=", floorDrumBars, n)
+	v, n = mean(progs)
+	add("programs_unnamed", "mean pitched programs, pieces naming no instrument", v, "<=", floorPrograms, n)
+	v, n = med(ratios)
+	add("notes_per_beat", "median of notes per beat / matched corpus median", v, ">=", floorNotesPerBeatRatio, n)
+	v, n = mean(rhythm)
+	add("rhythm_repetition", "mean share of bars repeating an earlier bar's rhythm", v, ">=", floorRhythmRep, n)
+	v, n = mean(barRep)
+	add("bar_repetition", "mean share of bars repeating an earlier bar (pitch + rhythm)", v, ">=", floorBarRep, n)
+	v, n = mean(pile)
+	add("last_bar_pile_up", "share of pieces whose last bar holds > 2× the mean of the others", v, "<=", floorPileUp, n)
+	add("seconds_16_bars", "mean sampling time of a 16-bar piece (all candidates)", float64(rep.Seconds16), "<", floorSeconds16, rep.Pieces16)
+
+	// Issue 8's distribution checks and validity.
+	rep.Floors["pitch_class_entropy"] = rep.PitchClassEntropy.Within10
+	rep.Floors["groove_consistency"] = rep.GrooveConsistency.Within10
+	rep.Floors["valid"] = allValid
 }
 
 func init() {
 	c := &Command{
 		Name:    "eval-model",
-		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--json] [--pieces]",
-		Summary: "run the prompt suite through a model (default: the embedded one) and score adherence, musical metrics vs the corpora, validity",
+		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--reference NAME=DIR]... [--match NAME] [--model-alone] [--rolls DIR] [--save FILE.json] [--json] [--pieces]",
+		Summary: "run the prompt suite through a model (default: the embedded one): adherence, musicality against the real corpora, floors, speed",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		fs := NewFlags(env, c)
@@ -251,19 +575,35 @@ func init() {
 		bars := fs.Int("bars", 0, "bars per piece (default: the prompt's, else 16)")
 		seed := fs.Uint64("seed", 1, "seed of the first prompt (prompt i uses seed+i)")
 		limit := fs.Int("limit", 0, "only the first N prompts")
-		corpusDir := fs.String("corpus", "", "corpora folder for the reference means (default: ../shared/data when present)")
+		corpusDir := fs.String("corpus", "", "corpora folder for the references (default: ../shared/data when present, else the stored figures; \"stored\": the stored figures)")
+		var extra []NamedDir
+		fs.Func("reference", "NAME=DIR: a further reference corpus (e.g. an arranged corpus); repeatable", func(s string) error {
+			nd, err := ParseNamedDir(s)
+			if err == nil {
+				extra = append(extra, nd)
+			}
+			return err
+		})
+		match := fs.String("match", "", "set every piece against this reference (default: chosen from the request; see MatchCorpus)")
+		alone := fs.Bool("model-alone", true, "also run the suite with key bias 0 and one candidate: the model's own CK and the time of one sample")
+		rolls := fs.String("rolls", "", "folder: write piano rolls (rolls.png) of suite pieces next to real pieces of their matched corpus, and their MIDI files")
+		rollCount := fs.Int("roll-count", 8, "with --rolls, how many suite pieces (spread evenly over the suite)")
 		keyBias := fs.Float64("key-bias", DefaultKeyBias, "logit penalty of pitches outside the requested key's scale (0: the model alone)")
 		candidates := fs.Int("candidates", DefaultCandidates, "per prompt, sample up to N pieces and keep the one that meets the most requested attributes (1: one sample)")
 		temp := fs.Float64("temperature", DefaultTemperature, "sampling temperature")
 		topP := fs.Float64("top-p", DefaultTopP, "nucleus sampling mass")
 		jsonOut := fs.Bool("json", false, "print a JSON object")
-		pieces := fs.Bool("pieces", false, "with --json, include every piece")
+		pieces := fs.Bool("pieces", false, "include every piece (a table in text, the pieces in JSON)")
+		save := fs.String("save", "", "also write the whole report, every piece included, as JSON to this file")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
 		}
 		if len(pos) > 0 {
 			return fmt.Errorf("%w: unexpected arguments %v", ErrUsage, pos)
+		}
+		if *rollCount < 1 {
+			return fmt.Errorf("%w: --roll-count %d: at least 1", ErrUsage, *rollCount)
 		}
 		prompts, err := ReadSuite(*suite)
 		if err != nil {
@@ -281,14 +621,32 @@ func init() {
 		} else if m, err = DefaultModel(); err != nil {
 			return err
 		}
-		if *corpusDir == "" {
+		switch *corpusDir {
+		case "":
 			*corpusDir = corpus.Dir()
+		case "stored":
+			*corpusDir = ""
 		}
-		rep, err := EvalSuite(ctx, m, prompts, SuiteOptions{Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), Candidates: *candidates, Temperature: *temp, TopP: *topP, CorpusDir: *corpusDir}, nil)
+		rep, err := EvalSuite(ctx, m, prompts, SuiteOptions{Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), Candidates: *candidates,
+			Temperature: *temp, TopP: *topP, CorpusDir: *corpusDir, References: extra, Match: *match, ModelAlone: *alone}, nil)
 		if err != nil {
 			return err
 		}
 		rep.Suite = *suite
+		if *rolls != "" {
+			if err := WriteSuiteRolls(*rolls, rep, *corpusDir, *rollCount); err != nil {
+				return err
+			}
+		}
+		if *save != "" {
+			data, err := json.MarshalIndent(rep, "", "  ")
+			if err != nil {
+				return fmt.Errorf("eval-model: %w", err)
+			}
+			if err := atomicfile.WriteFile(*save, append(data, '\n')); err != nil {
+				return fmt.Errorf("eval-model: save %s: %w", *save, err)
+			}
+		}
 		if *jsonOut {
 			if !*pieces {
 				rep.Pieces = nil
@@ -299,26 +657,107 @@ func init() {
 		}
 		w := bufio.NewWriter(env.Stdout)
 		defer w.Flush()
-		a := rep.Adherence
-		pct := func(r eval.Rate) string { return fmt.Sprintf("%5.1f%% (n=%d)", 100*float64(r.Rate), r.N) }
-		ok := func(k string) string {
-			if rep.Floors[k] {
-				return "met"
-			}
-			return "NOT met"
+		writeSuiteText(w, rep, *pieces)
+		if *rolls != "" {
+			fmt.Fprintf(w, "\npiano rolls: %s\n", filepath.Join(*rolls, "rolls.png"))
 		}
-		fmt.Fprintf(w, "model %s, suite %s: %d prompts in %.1fs (%.0f tokens/s), temperature %g, top-p %g, key bias %g\n", rep.Model, *suite, rep.Prompts, rep.Seconds, rep.TokensPerSecond, *temp, *topP, rep.KeyBias)
-		fmt.Fprintf(w, "TB     %s  floor 80%%  %s\n", pct(a.TB), ok("tb"))
-		fmt.Fprintf(w, "TBT    %s  floor 95%%  %s\n", pct(a.TBT), ok("tbt"))
-		fmt.Fprintf(w, "CK     %s  floor 70%%  %s\n", pct(a.CK), ok("ck"))
-		fmt.Fprintf(w, "CKD    %s\n", pct(a.CKD))
-		fmt.Fprintf(w, "meter  %s  floor 95%%  %s\n", pct(a.Meter), ok("meter"))
-		fmt.Fprintf(w, "instrument F1 %.3f (precision %.3f, recall %.3f, n=%d)  floor 0.9  %s\n", float64(a.F1), float64(a.Precision), float64(a.Recall), a.InstrumentPieces, ok("instrument_f1"))
-		fmt.Fprintf(w, "drums  %s   length %s   ASA %.3f\n", pct(a.Drums), pct(a.Length), float64(a.ASA))
-		fmt.Fprintf(w, "pitch-class entropy %.3f vs corpus %.3f (%+.1f%%)  %s\n", float64(rep.PitchClassEntropy.Suite), float64(rep.PitchClassEntropy.Corpus), 100*float64(rep.PitchClassEntropy.RelDiff), ok("pitch_class_entropy"))
-		fmt.Fprintf(w, "groove consistency  %.3f vs corpus %.3f (%+.1f%%)  %s\n", float64(rep.GrooveConsistency.Suite), float64(rep.GrooveConsistency.Corpus), 100*float64(rep.GrooveConsistency.RelDiff), ok("groove_consistency"))
-		fmt.Fprintf(w, "valid MIDI %.1f%%  %s\n", 100*rep.Valid, ok("valid"))
 		return nil
 	}
 	Register(c)
+}
+
+// writeSuiteText prints the report.
+func writeSuiteText(w io.Writer, rep *SuiteReport, pieces bool) {
+	a := rep.Adherence
+	pct := func(r eval.Rate) string { return fmt.Sprintf("%5.1f%% (n=%d)", 100*float64(r.Rate), r.N) }
+	fmt.Fprintf(w, "model %s, suite %s: %d prompts in %.1fs (%.0f tokens/s), temperature %g, top-p %g, key bias %g, candidates %d\n",
+		rep.Model, rep.Suite, rep.Prompts, rep.Seconds, rep.TokensPerSecond, rep.Temperature, rep.TopP, rep.KeyBias, rep.Candidates)
+	fmt.Fprintf(w, "\nadherence\n")
+	fmt.Fprintf(w, "  TB     %s    TBT %s\n", pct(a.TB), pct(a.TBT))
+	fmt.Fprintf(w, "  CK     %s    CKD %s", pct(a.CK), pct(a.CKD))
+	if rep.ModelAlone != nil {
+		fmt.Fprintf(w, "    model alone (key bias 0, 1 candidate): CK %s, CKD %s", pct(rep.ModelAlone.CK), pct(rep.ModelAlone.CKD))
+	}
+	fmt.Fprintf(w, "\n  meter  %s    length %s\n", pct(a.Meter), pct(a.Length))
+	fmt.Fprintf(w, "  instruments F1 %.3f (precision %.3f, recall %.3f, n=%d)\n", float64(a.F1), float64(a.Precision), float64(a.Recall), a.InstrumentPieces)
+	fmt.Fprintf(w, "  drums  %s (asked: drums in ≥ 90%% of bars; asked none: none); share of bars with drums %.3f over the %d pieces asking\n", pct(a.Drums), float64(a.DrumBars), a.DrumBarPieces)
+	fmt.Fprintf(w, "  notes in the requested scale %.3f    ASA %.3f    valid MIDI %.1f%%\n", float64(a.Scale), float64(a.ASA), 100*rep.Valid)
+	fmt.Fprintf(w, "  pitch-class entropy %.3f vs corpora %.3f (%+.1f%%), groove consistency %.3f vs %.3f (%+.1f%%)\n",
+		float64(rep.PitchClassEntropy.Suite), float64(rep.PitchClassEntropy.Corpus), 100*float64(rep.PitchClassEntropy.RelDiff),
+		float64(rep.GrooveConsistency.Suite), float64(rep.GrooveConsistency.Corpus), 100*float64(rep.GrooveConsistency.RelDiff))
+
+	fmt.Fprintf(w, "\nmusicality vs the matched real corpus (%s references; median over pieces, pile-up: share of pieces)\n", rep.ReferenceSource)
+	fmt.Fprintf(w, "  %-11s %-20s %6s %9s %9s %7s\n", "corpus", "metric", "pieces", "generated", "real", "ratio")
+	for _, r := range rep.Musicality {
+		fmt.Fprintf(w, "  %-11s %-20s %6d %9s %9s %7s\n", r.Corpus, r.Metric, r.Pieces, f3(r.Generated), f3(r.Real), f3(r.Ratio))
+	}
+	fmt.Fprintf(w, "\ngeneration: %d pieces of 16 bars, %s s each on average (max %s) with the suite's decoding; one sample %s s\n",
+		rep.Pieces16, f3(rep.Seconds16), f3(rep.Seconds16Max), f3(rep.Seconds16Single))
+
+	fmt.Fprintf(w, "\nfloors\n")
+	for _, f := range rep.FloorList {
+		met := "NOT met"
+		switch {
+		case f.N == 0:
+			met = "no data"
+		case f.Met:
+			met = "met"
+		}
+		fmt.Fprintf(w, "  %-20s %8s %-2s %-5g %-7s n=%-4d %s\n", f.Name, f3(f.Value), f.Op, f.Limit, met, f.N, f.What)
+	}
+	for _, k := range [][2]string{
+		{"pitch_class_entropy", "suite mean within 10% of the corpora's"},
+		{"groove_consistency", "suite mean within 10% of the corpora's"},
+		{"valid", "every piece written as MIDI reads back with its notes"},
+	} {
+		met := "NOT met"
+		if rep.Floors[k[0]] {
+			met = "met"
+		}
+		fmt.Fprintf(w, "  %-20s %17s %-7s %6s %s\n", k[0], "", met, "", k[1])
+	}
+	if !pieces {
+		return
+	}
+	fmt.Fprintf(w, "\npieces (npb: notes per beat, ×: over the corpus median; drums: share of bars; rep: bar / rhythm repetition; last: last bar over the others' mean)\n")
+	fmt.Fprintf(w, "  %3s %-44s %-10s %5s %5s %5s %3s %5s %5s %5s %5s %3s %5s %5s\n", "#", "prompt", "corpus", "npb", "×", "drums", "prg", "rep", "rhy", "last", "scale", "CK", "ASA", "s")
+	for i, p := range rep.Pieces {
+		if !p.Valid {
+			fmt.Fprintf(w, "  %3d %-44s invalid: %s\n", i+1, clip(p.Prompt, 44), p.Error)
+			continue
+		}
+		pm := p.Musicality
+		ck := "-"
+		if p.Adherence.CK != nil {
+			ck = map[bool]string{true: "yes", false: "no"}[*p.Adherence.CK]
+		}
+		fmt.Fprintf(w, "  %3d %-44s %-10s %5s %5s %5s %3d %5s %5s %5s %5s %3s %5s %5.2f\n", i+1, clip(p.Prompt, 44), p.Corpus,
+			f2(pm.NotesPerBeat), f2(pm.NotesPerBeatRatio), f2(pm.DrumBars), pm.Programs, f2(pm.BarRepetition), f2(pm.RhythmRepetition),
+			f2(pm.LastBarRatio), f2(pm.Scale), ck, f2(p.Adherence.ASA), p.Seconds)
+	}
+}
+
+func f3(x eval.Num) string {
+	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", float64(x))
+}
+
+func f2(x eval.Num) string {
+	if math.IsNaN(float64(x)) {
+		return "-"
+	}
+	if math.IsInf(float64(x), 1) {
+		return "inf"
+	}
+	return fmt.Sprintf("%.2f", float64(x))
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

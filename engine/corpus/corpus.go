@@ -1,6 +1,7 @@
-// Package corpus locates the real MIDI corpora (POP909, Nottingham, OpenMSX)
-// that tests and benchmarks read from ../shared/data beside the checkout. A
-// user's clone has no ../shared: tests then skip with a message that says so.
+// Package corpus locates the real MIDI corpora (POP909, Nottingham, OpenMSX,
+// Freedoom) that tests and benchmarks read from ../shared/data beside the
+// checkout. A user's clone has no ../shared: tests then skip with a message
+// that says so.
 //
 // The corpora are never copied into the repository.
 package corpus
@@ -17,6 +18,7 @@ const (
 	POP909     = "pop909"
 	Nottingham = "nottingham"
 	OpenMSX    = "openmsx"
+	Freedoom   = "freedoom"
 )
 
 // Dir returns the data directory (the folder holding pop909/, nottingham/,

@@ -27,6 +27,12 @@ func TempoBin(bpm float64) int {
 	return b
 }
 
+// DrumBarFloor is the share of bars that must hold drums for a piece to
+// meet a request for drums (Adhere): the floor of issue 13, "drums in
+// ≥ 90% of bars when asked", applied to each piece, so a suite whose every
+// piece meets it also meets the floor on the mean share.
+const DrumBarFloor = 0.9
+
 // DrumFamily is the family index given to drums beside the 16 General MIDI
 // program families (program/8).
 const DrumFamily = 16
@@ -69,13 +75,22 @@ type Adherence struct {
 	// CKD also accepts the relative key (C major ↔ A minor).
 	CK  *bool `json:"ck,omitempty"`
 	CKD *bool `json:"ckd,omitempty"`
+	// Scale is the share of pitched notes in the requested key's scale
+	// (Metrics.ScaleShare: major, or natural plus harmonic minor), set when
+	// a key was requested; it does not count toward ASA.
+	Scale *Num `json:"scale,omitempty"`
 	// Meter: the initial time signature equals the requested one exactly.
 	Meter *bool `json:"meter,omitempty"`
 	// Instruments compares GM families when programs were requested; the
 	// requested set includes drums when Drums is requested true.
 	Instruments *InstrumentScore `json:"instruments,omitempty"`
-	// Drums: the piece has drums exactly when drums were requested.
-	Drums *bool `json:"drums,omitempty"`
+	// Drums: when drums were requested, drums play in at least
+	// DrumBarFloor of the piece's bars (Metrics.DrumBarShare; one forced hit
+	// no longer passes); when they were requested off, the piece has none.
+	// DrumBars is the share of bars with drums (0 without drums), set
+	// when drums were requested.
+	Drums    *bool `json:"drums,omitempty"`
+	DrumBars *Num  `json:"drum_bars,omitempty"`
 	// Length: the measured bars are within 10% of the requested bars.
 	Length *bool `json:"length,omitempty"`
 
@@ -116,6 +131,8 @@ func Adhere(req token.Attributes, m *Metrics) Adherence {
 		}
 		a.CK = count(exact)
 		a.CKD = &equiv
+		sc := Num(m.ScaleShare(req.KeyTonic, req.KeyMinor))
+		a.Scale = &sc
 	}
 	if req.MeterNum > 0 && req.MeterDen > 0 {
 		a.Meter = count(m.MeterNum == req.MeterNum && m.MeterDen == req.MeterDen)
@@ -156,7 +173,16 @@ func Adhere(req token.Attributes, m *Metrics) Adherence {
 		}
 	}
 	if req.Drums != nil {
-		a.Drums = count(m.HasDrums == *req.Drums)
+		share := 0.0
+		if m.HasDrums && !math.IsNaN(m.DrumBarShare) {
+			share = m.DrumBarShare
+		}
+		if *req.Drums {
+			a.Drums = count(share >= DrumBarFloor)
+			a.DrumBars = (*Num)(&share)
+		} else {
+			a.Drums = count(!m.HasDrums)
+		}
 	}
 	if req.Bars > 0 {
 		want := float64(req.Bars)
@@ -214,6 +240,13 @@ type AdherenceSummary struct {
 	Meter  Rate `json:"meter"`
 	Drums  Rate `json:"drums"`
 	Length Rate `json:"length"`
+	// Scale is the mean share of notes in the requested scale over the
+	// pieces that requested a key and have pitched notes.
+	Scale Num `json:"scale"`
+	// DrumBars is the mean share of bars with drums over the pieces that
+	// requested drums (DrumBarPieces); NaN when none did.
+	DrumBarPieces int `json:"drum_bar_pieces"`
+	DrumBars      Num `json:"drum_bars"`
 	// Instrument precision, recall and F1 averaged over the pieces where
 	// programs were requested (InstrumentPieces).
 	InstrumentPieces int `json:"instrument_pieces"`
@@ -237,8 +270,8 @@ func SummarizeAdherence(as []Adherence) AdherenceSummary {
 		}
 	}
 	s := AdherenceSummary{Pieces: len(as)}
-	var p, r, f, asa float64
-	nasa := 0
+	var p, r, f, asa, drumBars, scale float64
+	nasa, nscale := 0, 0
 	for i := range as {
 		a := &as[i]
 		add(&tb, a.TB)
@@ -247,6 +280,14 @@ func SummarizeAdherence(as []Adherence) AdherenceSummary {
 		add(&ckd, a.CKD)
 		add(&meter, a.Meter)
 		add(&drums, a.Drums)
+		if a.Scale != nil && !math.IsNaN(float64(*a.Scale)) {
+			nscale++
+			scale += float64(*a.Scale)
+		}
+		if a.DrumBars != nil {
+			s.DrumBarPieces++
+			drumBars += float64(*a.DrumBars)
+		}
 		add(&length, a.Length)
 		if a.Instruments != nil {
 			s.InstrumentPieces++
@@ -268,7 +309,14 @@ func SummarizeAdherence(as []Adherence) AdherenceSummary {
 	s.TB, s.TBT, s.CK, s.CKD = rate(tb), rate(tbt), rate(ck), rate(ckd)
 	s.Meter, s.Drums, s.Length = rate(meter), rate(drums), rate(length)
 	nan := Num(math.NaN())
-	s.Precision, s.Recall, s.F1, s.ASA = nan, nan, nan, nan
+	s.Precision, s.Recall, s.F1, s.ASA, s.DrumBars = nan, nan, nan, nan, nan
+	s.Scale = nan
+	if nscale > 0 {
+		s.Scale = Num(scale / float64(nscale))
+	}
+	if s.DrumBarPieces > 0 {
+		s.DrumBars = Num(drumBars / float64(s.DrumBarPieces))
+	}
 	if n := float64(s.InstrumentPieces); n > 0 {
 		s.Precision, s.Recall, s.F1 = Num(p/n), Num(r/n), Num(f/n)
 	}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -38,8 +39,13 @@ func is(t *testing.T, name string, got *bool, want bool) {
 	}
 }
 
+// measured builds Metrics by hand; with drums, they play in every bar.
 func measured(tempo float64, key midi.Key, num, den int, bars float64, progs []int, drums bool) *Metrics {
-	return &Metrics{TempoBPM: tempo, Key: key, MeterNum: num, MeterDen: den, Bars: bars, Programs: progs, HasDrums: drums}
+	share := math.NaN()
+	if drums {
+		share = 1
+	}
+	return &Metrics{TempoBPM: tempo, Key: key, MeterNum: num, MeterDen: den, Bars: bars, Programs: progs, HasDrums: drums, DrumBarShare: share}
 }
 
 func TestAdhereTempo(t *testing.T) {
@@ -172,6 +178,54 @@ func TestAdhereInstrumentsAndASA(t *testing.T) {
 	}
 }
 
+// A drum request is met when drums play in at least 90% of the bars: one
+// forced hit in a 16-bar piece is 1/16 and fails; a request for no drums
+// is met only without any.
+func TestAdhereDrumsShareOfBars(t *testing.T) {
+	yes, no := true, false
+	want, none := token.Unspecified(), token.Unspecified()
+	want.Drums, none.Drums = &yes, &no
+	for _, c := range []struct {
+		share     float64 // NaN: no drums
+		met, none bool
+	}{
+		{1, true, false},
+		{0.9, true, false}, // the floor itself meets
+		{15.0 / 16, true, false},
+		{14.0 / 16, false, false},
+		{1.0 / 16, false, false}, // one hit, as Bars.Require forces
+		{math.NaN(), false, true},
+	} {
+		m := &Metrics{HasDrums: !math.IsNaN(c.share), DrumBarShare: c.share}
+		a := Adhere(want, m)
+		is(t, fmt.Sprintf("drums asked, share %v", c.share), a.Drums, c.met)
+		wantShare := c.share
+		if math.IsNaN(wantShare) {
+			wantShare = 0
+		}
+		if a.DrumBars == nil {
+			t.Fatalf("share %v: drum_bars not reported", c.share)
+		}
+		near(t, "drum_bars", float64(*a.DrumBars), wantShare)
+		b := Adhere(none, m)
+		is(t, fmt.Sprintf("no drums asked, share %v", c.share), b.Drums, c.none)
+		if b.DrumBars != nil {
+			t.Errorf("drum_bars reported without a drum request")
+		}
+	}
+	// The summary's mean share is over the pieces that asked for drums.
+	s := SummarizeAdherence([]Adherence{
+		Adhere(want, &Metrics{HasDrums: true, DrumBarShare: 1}),
+		Adhere(want, &Metrics{HasDrums: true, DrumBarShare: 0.5}),
+		Adhere(none, &Metrics{}),
+	})
+	if s.DrumBarPieces != 2 || s.Drums.N != 3 {
+		t.Errorf("drum pieces %d, drums n %d; want 2, 3", s.DrumBarPieces, s.Drums.N)
+	}
+	near(t, "mean drum bars", float64(s.DrumBars), 0.75)
+	near(t, "drums rate", float64(s.Drums.Rate), 2.0/3) // 1 met, 0.5 not, none met
+}
+
 // Adherence of a measured score end to end: a C major scale at 120 bpm,
 // 4/4, piano, 2 bars, against a prompt asking for exactly that.
 func TestAdhereMeasuredScore(t *testing.T) {
@@ -186,4 +240,15 @@ func TestAdhereMeasuredScore(t *testing.T) {
 	if a.Checked != 6 || a.Met != 6 || a.ASA != 1 {
 		t.Errorf("checked/met %d/%d asa %v, want 6/6 1: %+v", a.Checked, a.Met, a.ASA, a)
 	}
+	if a.Scale == nil || *a.Scale != 1 {
+		t.Errorf("scale share %v, want 1 (a C major scale)", a.Scale)
+	}
+	// In A minor (natural + harmonic: A B C D E F G G#) the scale is all
+	// in too; in G major 7 of 8 (F is out).
+	req.KeyTonic = 7
+	near(t, "G major scale share", float64(*Adhere(req, &m).Scale), 7.0/8)
+	req.KeyTonic, req.KeyMinor = 9, true
+	near(t, "A minor scale share", float64(*Adhere(req, &m).Scale), 1)
+	s := SummarizeAdherence([]Adherence{a, Adhere(token.Unspecified(), &m)})
+	near(t, "summary scale", float64(s.Scale), 1)
 }

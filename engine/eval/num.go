@@ -58,6 +58,15 @@ type metricsJSON struct {
 	DurationSeconds   Num    `json:"duration_seconds"`
 	Programs          []int  `json:"programs"`
 	HasDrums          bool   `json:"has_drums"`
+	NotesPerBeat      Num    `json:"notes_per_beat"`
+	OnsetsPerBeat     Num    `json:"onsets_per_beat"`
+	DrumBarShare      Num    `json:"drum_bar_share"`
+	BarRepetition     Num    `json:"bar_repetition"`
+	RhythmRepetition  Num    `json:"rhythm_repetition"`
+	LastBarRatio      Num    `json:"last_bar_ratio"`
+	LastBarPileUp     bool   `json:"last_bar_pile_up"`
+	ScaleShare        Num    `json:"scale_share"` // in the estimated key's scale
+	MeasuredBars      int    `json:"measured_bars"`
 }
 
 // MarshalJSON writes the metrics with snake_case names (those of
@@ -81,5 +90,9 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 		Key: key, KeyTonic: m.Key.Tonic, KeyMinor: m.Key.Minor, KeyConfidence: Num(m.Key.Confidence),
 		Meter: strconv.Itoa(m.MeterNum) + "/" + strconv.Itoa(m.MeterDen),
 		Bars:  Num(m.Bars), DurationSeconds: Num(m.DurationSeconds), Programs: progs, HasDrums: m.HasDrums,
+		NotesPerBeat: Num(m.NotesPerBeat), OnsetsPerBeat: Num(m.OnsetsPerBeat), DrumBarShare: Num(m.DrumBarShare),
+		BarRepetition: Num(m.BarRepetition), RhythmRepetition: Num(m.RhythmRepetition),
+		LastBarRatio: Num(m.LastBarRatio), LastBarPileUp: m.LastBarPileUp,
+		ScaleShare: Num(m.ScaleShare(m.Key.Tonic, m.Key.Minor)), MeasuredBars: m.MeasuredBars,
 	})
 }

@@ -2,20 +2,23 @@ package eval
 
 import (
 	"math"
+	"slices"
 )
 
-// Stat is the mean and sample standard deviation (n − 1 in the
-// denominator) of the defined values of one metric over a set; N counts
-// them. Mean is NaN when N is 0, Std when N < 2.
+// Stat is the mean, sample standard deviation (n − 1 in the denominator)
+// and median of the defined values of one metric over a set; N counts
+// them. Mean and Median are NaN when N is 0, Std when N < 2. The median of
+// an even count is the mean of the two middle values.
 type Stat struct {
-	N    int `json:"n"`
-	Mean Num `json:"mean"`
-	Std  Num `json:"std"`
+	N      int `json:"n"`
+	Mean   Num `json:"mean"`
+	Std    Num `json:"std"`
+	Median Num `json:"median"`
 }
 
 // Describe returns the Stat of xs, skipping NaN values.
 func Describe(xs []float64) Stat {
-	st := Stat{Mean: Num(math.NaN()), Std: Num(math.NaN())}
+	st := Stat{Mean: Num(math.NaN()), Std: Num(math.NaN()), Median: Num(math.NaN())}
 	sum := 0.0
 	for _, x := range xs {
 		if !math.IsNaN(x) {
@@ -28,6 +31,7 @@ func Describe(xs []float64) Stat {
 	}
 	mean := sum / float64(st.N)
 	st.Mean = Num(mean)
+	st.Median = Num(Median(xs))
 	if st.N < 2 {
 		return st
 	}
@@ -39,6 +43,27 @@ func Describe(xs []float64) Stat {
 	}
 	st.Std = Num(math.Sqrt(ss / float64(st.N-1)))
 	return st
+}
+
+// Median returns the median of the values of xs that are not NaN (the mean
+// of the two middle ones for an even count), NaN when there are none. xs is
+// not changed.
+func Median(xs []float64) float64 {
+	d := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			d = append(d, x)
+		}
+	}
+	if len(d) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(d)
+	n := len(d)
+	if n%2 == 1 {
+		return d[n/2]
+	}
+	return (d[n/2-1] + d[n/2]) / 2
 }
 
 // MetricStat is the Stat of one named metric.

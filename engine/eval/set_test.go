@@ -15,11 +15,15 @@ func TestDescribe(t *testing.T) {
 	}
 	near(t, "mean", float64(st.Mean), 3)
 	near(t, "std", float64(st.Std), math.Sqrt(14.0/3))
+	near(t, "median", float64(st.Median), 2.5) // 1 2 | 3 6: (2+3)/2
+	near(t, "odd median", Median([]float64{7, 1, math.NaN(), 3}), 3)
+	near(t, "median of none", Median([]float64{math.NaN()}), math.NaN())
 	one := Describe([]float64{5})
 	near(t, "mean of one", float64(one.Mean), 5)
+	near(t, "median of one", float64(one.Median), 5)
 	near(t, "std of one", float64(one.Std), math.NaN())
 	b, _ := json.Marshal(Describe(nil))
-	if string(b) != `{"n":0,"mean":null,"std":null}` {
+	if string(b) != `{"n":0,"mean":null,"std":null,"median":null}` {
 		t.Errorf("empty stat json %s", b)
 	}
 }

@@ -1,0 +1,199 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/amtstudio/amt/engine/corpus"
+	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/roll"
+)
+
+// RollOptions control DrawRolls.
+type RollOptions struct {
+	Bars      int // bars drawn from bar 0 (0: 16)
+	Cols      int // panels a row (0: 1)
+	PxPerBeat int // 0: 12
+	Height    int // pitched area, pixels (0: 150)
+}
+
+// DrawRolls draws one piano-roll panel per score (captions beside them,
+// same order) in a grid and writes it as a PNG. beats, when given (same
+// order, 0: o.Bars bars), draws a panel over that many quarter notes.
+func DrawRolls(out string, scores []*midi.Score, captions []string, beats []int, o RollOptions) error {
+	panels := make([]*image.RGBA, len(scores))
+	for i, s := range scores {
+		c, b := "", 0
+		if i < len(captions) {
+			c = captions[i]
+		}
+		if i < len(beats) {
+			b = beats[i]
+		}
+		panels[i], _ = roll.Draw(s, roll.Options{Bars: o.Bars, Beats: b, PxPerBeat: o.PxPerBeat, Height: o.Height, Caption: c})
+	}
+	return roll.WritePNG(out, roll.Grid(panels, max(o.Cols, 1), 6))
+}
+
+// captionFit clips a caption to the width of a panel of bars 4/4 bars.
+func captionFit(s string, bars, pxPerBeat int) string {
+	n := (bars*4*pxPerBeat - 4) / 6
+	return clip(s, max(n, 8))
+}
+
+// WriteSuiteRolls writes, for count suite pieces spread evenly over the
+// valid ones, their MIDI files (suite-NNN.mid, NNN the prompt's number) and
+// one image dir/rolls.png: a row per piece, the generated piece (first 16
+// bars) on the left and on the right a real piece of its matched corpus
+// over as many quarter notes from its start (whole bars: a real piece in
+// 2/4 gets 32 bars beside 16 generated bars of 4/4), chosen
+// deterministically: the j-th piece matched to
+// a corpus gets the file at (2j+1)/(2·count) of the corpus's sorted list.
+// Without corpora (corpusDir "") only the generated pieces are drawn.
+func WriteSuiteRolls(dir string, rep *SuiteReport, corpusDir string, count int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("rolls: %w", err)
+	}
+	var valid []int
+	for i, p := range rep.Pieces {
+		if p.Valid && p.score != nil {
+			valid = append(valid, i)
+		}
+	}
+	if len(valid) == 0 {
+		return fmt.Errorf("rolls: no valid piece to draw")
+	}
+	count = min(count, len(valid))
+	files := map[string][]string{}
+	list := func(name string) []string {
+		if fs, ok := files[name]; ok {
+			return fs
+		}
+		var fs []string
+		names := []string{name}
+		if name == RefDrums {
+			names = []string{RefOpenMSX, RefFreedoom}
+		}
+		for _, n := range names {
+			var p string
+			switch r := rep.References[n]; {
+			case r != nil && r.Path != "":
+				p = r.Path
+			case corpusDir != "":
+				p = filepath.Join(corpusDir, n)
+			default:
+				continue
+			}
+			if got, err := corpus.List(p); err == nil {
+				fs = append(fs, got...)
+			}
+		}
+		files[name] = fs
+		return fs
+	}
+	const bars, px = 16, 12
+	used := map[string]int{}
+	var scores []*midi.Score
+	var captions []string
+	var beats []int
+	cols := 1
+	for k := 0; k < count; k++ {
+		i := valid[k*len(valid)/count]
+		p := &rep.Pieces[i]
+		name := fmt.Sprintf("suite-%03d.mid", i+1)
+		if err := midi.WriteFile(filepath.Join(dir, name), p.score); err != nil {
+			return fmt.Errorf("rolls: %w", err)
+		}
+		scores = append(scores, p.score)
+		captions = append(captions, captionFit(fmt.Sprintf("%d: %s", i+1, p.Prompt), bars, px))
+		beats = append(beats, 0)
+		fs := list(p.Corpus)
+		if len(fs) == 0 {
+			continue
+		}
+		cols = 2
+		j := used[p.Corpus]
+		used[p.Corpus]++
+		f := fs[(2*j+1)*len(fs)/(2*count)%len(fs)]
+		s, err := midi.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("rolls: %w", err)
+		}
+		scores = append(scores, s)
+		beats = append(beats, int(roll.BarsEnd(p.score, bars)/int64(p.score.TicksPerBeat)))
+		rel := f
+		if r, err := filepath.Rel(corpusDir, f); err == nil && !strings.HasPrefix(r, "..") {
+			rel = r
+		}
+		captions = append(captions, captionFit("real: "+rel, bars, px))
+	}
+	if cols == 2 && len(scores) != 2*count {
+		// Some pieces found no real partner: draw one column.
+		cols = 1
+	}
+	return DrawRolls(filepath.Join(dir, "rolls.png"), scores, captions, beats, RollOptions{Bars: bars, Cols: cols, PxPerBeat: px})
+}
+
+func init() {
+	c := &Command{
+		Name:    "roll",
+		Usage:   "roll FILE.mid... -o OUT.png [--bars 16] [--cols N] [--px-per-beat 12] [--height 150]",
+		Summary: "draw piano rolls of MIDI files side by side as a PNG (colour per instrument family, drums in a lane, bar lines)",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		out := fs.String("o", "", "output PNG file (required)")
+		bars := fs.Int("bars", 16, "bars drawn from the start of each file")
+		cols := fs.Int("cols", 1, "panels a row")
+		px := fs.Int("px-per-beat", 12, "pixels per quarter note")
+		height := fs.Int("height", 150, "height of the pitched area in pixels")
+		pos, err := ParseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) == 0 {
+			return fmt.Errorf("%w: need at least one MIDI file", ErrUsage)
+		}
+		if *out == "" {
+			return fmt.Errorf("%w: -o OUT.png is required", ErrUsage)
+		}
+		if !strings.EqualFold(filepath.Ext(*out), ".png") {
+			return fmt.Errorf("%w: -o %s: the output must be a .png file", ErrUsage, *out)
+		}
+		switch {
+		case *bars < 1 || *bars > roll.MaxBars:
+			return fmt.Errorf("%w: --bars %d: 1 to %d", ErrUsage, *bars, roll.MaxBars)
+		case *cols < 1 || *cols > 16:
+			return fmt.Errorf("%w: --cols %d: 1 to 16", ErrUsage, *cols)
+		case *px < 1 || *px > 96:
+			return fmt.Errorf("%w: --px-per-beat %d: 1 to 96", ErrUsage, *px)
+		case *height < 24 || *height > 2000:
+			return fmt.Errorf("%w: --height %d: 24 to 2000", ErrUsage, *height)
+		case len(pos) > 256:
+			return fmt.Errorf("%w: %d files: at most 256", ErrUsage, len(pos))
+		}
+		var scores []*midi.Score
+		var captions []string
+		for _, f := range pos {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			s, err := midi.ReadFile(f)
+			if err != nil {
+				return fmt.Errorf("roll: %w", err)
+			}
+			scores = append(scores, s)
+			captions = append(captions, captionFit(filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f)), *bars, *px))
+		}
+		if err := DrawRolls(*out, scores, captions, nil, RollOptions{Bars: *bars, Cols: *cols, PxPerBeat: *px, Height: *height}); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "wrote %s: %d piano rolls\n", *out, len(scores))
+		return nil
+	}
+	Register(c)
+}
