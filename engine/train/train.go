@@ -156,8 +156,8 @@ type batch struct {
 func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, error) {
 	o.defaults()
 	B, T := o.Batch, o.Context
-	if B < 1 || T < 1 || o.Steps < 1 {
-		return Result{}, fmt.Errorf("train: steps, batch and context must be ≥ 1 (got %d, %d, %d)", o.Steps, B, T)
+	if err := o.validate(); err != nil {
+		return Result{}, err
 	}
 	if T > m.Config.NPositions {
 		return Result{}, fmt.Errorf("train: context %d exceeds the model's %d positions", T, m.Config.NPositions)
@@ -311,6 +311,9 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		}
 		to := time.Now()
 		norm := math.Sqrt(be.SumSquares(m.Grads()))
+		if !finite(loss) || !finite(norm) {
+			return res, fmt.Errorf("train: step %d: loss %v, gradient norm %v: %w (the model diverged or the data is corrupt; nothing was written at this step)", step, loss, norm, ErrNonFinite)
+		}
 		scale := float32(1)
 		if o.Clip > 0 && norm > o.Clip {
 			scale = float32(o.Clip / norm)
@@ -322,6 +325,9 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		be.AdamWUpdate(p.Slice(0, decayEnd), g.Slice(0, decayEnd), mBuf.Slice(0, decayEnd), vBuf.Slice(0, decayEnd), hp)
 		hp.WeightDecay = 0
 		be.AdamWUpdate(p.Slice(decayEnd, n-decayEnd), g.Slice(decayEnd, n-decayEnd), mBuf.Slice(decayEnd, n-decayEnd), vBuf.Slice(decayEnd, n-decayEnd), hp)
+		if ss := be.SumSquares(p); !finite(ss) {
+			return res, fmt.Errorf("train: step %d: the update at learning rate %g made the parameters %v: %w (nothing was written at this step)", step, lr, ss, ErrNonFinite)
+		}
 		stage.Optimizer = time.Since(to).Seconds()
 		st.Step = step
 		res.Steps++

@@ -1,0 +1,70 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/amtstudio/amt/engine/gpt"
+)
+
+// TestRunRejectsBadOptions: every option out of range is an error naming
+// it before any work (--lr NaN trained 10 steps to a NaN model and exited
+// 0; --val-frac 2 and a batch of 100,000 were accepted).
+func TestRunRejectsBadOptions(t *testing.T) {
+	ds := NewDataset(patterned(20, 40, 24))
+	for _, c := range []struct {
+		edit func(*Options)
+		want string
+	}{
+		{func(o *Options) { o.LR = math.NaN() }, "lr NaN"},
+		{func(o *Options) { o.LR = math.Inf(1) }, "lr +Inf"},
+		{func(o *Options) { o.LR = -1 }, "lr -1 outside 0 to 10"},
+		{func(o *Options) { o.ValFrac = 2 }, "val-frac 2 outside 0 to 0.5"},
+		{func(o *Options) { o.Batch = 100000 }, "batch 100000 outside 1 to 4096"},
+		{func(o *Options) { o.Batch, o.Context = 4096, 4096 }, "more than the limit"},
+		{func(o *Options) { o.Clip = math.NaN() }, "clip NaN"},
+		{func(o *Options) { o.WeightDecay = -0.5 }, "weight-decay -0.5"},
+		{func(o *Options) { o.Steps = -3 }, "steps -3"},
+		{func(o *Options) { o.MinLR = 1 }, "min-lr 1 outside 0 to 0.003"},
+	} {
+		o := baseOpts(t.TempDir())
+		c.edit(&o)
+		_, err := Run(context.Background(), tiny(t, 24), ds, o)
+		if !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v", c.want, err)
+		}
+		if files, _ := os.ReadDir(o.OutDir); len(files) != 0 {
+			t.Errorf("%s: wrote %d files", c.want, len(files))
+		}
+	}
+}
+
+// TestRunStopsAtNaN: a loss that turns NaN stops the run at that step with
+// ErrNonFinite, and no model or checkpoint is written from it.
+func TestRunStopsAtNaN(t *testing.T) {
+	m := tiny(t, 24)
+	h := m.Params().Host()
+	h[0] = float32(math.NaN()) // a token embedding
+	for i := range h[:24*32] {
+		h[i] = float32(math.NaN())
+	}
+	o := baseOpts(t.TempDir())
+	o.Checkpoint = 1
+	res, err := Run(context.Background(), m, NewDataset(patterned(20, 40, 24)), o)
+	if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "step 1") || !strings.Contains(err.Error(), "NaN") {
+		t.Fatalf("err %v, want ErrNonFinite at step 1", err)
+	}
+	if res.Steps != 0 {
+		t.Errorf("%d steps counted", res.Steps)
+	}
+	for _, f := range []string{CheckpointFile, gpt.WeightsFile} {
+		if _, err := os.Stat(filepath.Join(o.OutDir, f)); err == nil {
+			t.Errorf("%s written from a NaN step", f)
+		}
+	}
+}
