@@ -79,7 +79,7 @@ func TestConfigLimits(t *testing.T) {
 		edit func(*Config)
 		want string
 	}{
-		{func(c *Config) { c.NLayer, c.NHead, c.NEmbd, c.NPositions = 1024, 16, 65536, 1 << 20 }, "n_layer 1024"},
+		{func(c *Config) { c.NLayer, c.NHead, c.NEmbd, c.NPositions = 1024, 16, 65536, 1<<20 }, "n_layer 1024"},
 		{func(c *Config) { c.NLayer = 1024 }, "n_layer 1024 outside 1 to 128"},
 		{func(c *Config) { c.NEmbd, c.NHead = 65536, 16 }, "n_embd 65536 outside 1 to 16384"},
 		{func(c *Config) { c.NPositions = 1 << 20 }, "n_positions 1048576 outside 1 to 16384"},
