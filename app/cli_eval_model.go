@@ -265,6 +265,9 @@ func init() {
 		if len(pos) > 0 {
 			return fmt.Errorf("%w: unexpected arguments %v", ErrUsage, pos)
 		}
+		if err := FirstError(checkGenerate(*bars, 0, *temp, 0, *topP, max(*candidates, 1), *keyBias), IntIn("limit", *limit, 0, 1<<20)); err != nil {
+			return err // app/limits.go
+		}
 		prompts, err := ReadSuite(*suite)
 		if err != nil {
 			return err

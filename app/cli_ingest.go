@@ -100,8 +100,8 @@ func init() {
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrUsage, err)
 		}
-		if *workers < 0 || *batch < 0 {
-			return fmt.Errorf("%w: --workers and --batch must be positive", ErrUsage)
+		if err := FirstError(IntIn("workers", *workers, 0, 1024), IntIn("batch", *batch, 0, 1<<20)); err != nil {
+			return err
 		}
 		st, err := OpenStore(*home)
 		if err != nil {
