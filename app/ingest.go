@@ -155,7 +155,7 @@ func Ingest(ctx context.Context, st *storage.Store, opts IngestOptions) (*Ingest
 		Mode:        opts.Mode,
 		Workers:     workers,
 		ShardDir:    shardDir,
-		ShardPrefix: fmt.Sprintf("r%06d-", run.ID),
+		ShardPrefix: storage.RunShardPrefix(run.ID),
 		CacheFile:   filepath.Join(st.Dir, storage.CacheDir, fmt.Sprintf("pre-%s-%s.bin", vocabHash[:16], embedName)),
 		BatchItems:  opts.BatchItems,
 		Seed:        opts.Seed,
