@@ -152,6 +152,7 @@ func RenderScore(ctx context.Context, s *midi.Score, opts RenderOptions) (*Rende
 	cpu0, okCPU := cpuSeconds()
 	t0 := time.Now()
 	if opts.Output != "" {
+		atomicfile.CleanStale(filepath.Dir(opts.Output)) // WAVs a killed render left half-written
 		err = atomicfile.Write(opts.Output, func(f *os.File) error {
 			w, err := audio.NewWAVWriter(f, res.SampleRate, 2, bits)
 			if err != nil {

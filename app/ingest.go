@@ -15,6 +15,7 @@ import (
 	"github.com/shirou/gopsutil/v3/mem"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/pipeline"
 	"github.com/amtstudio/amt/engine/text"
@@ -519,6 +520,7 @@ func ExportDataset(ctx context.Context, st *storage.Store, project, dataset, dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, fmt.Errorf("export: %w", err)
 	}
+	atomicfile.CleanStale(dir)
 	src := st.Abs(ds.ShardDir())
 	vocab, err := os.ReadFile(filepath.Join(src, "vocab.json"))
 	if err != nil {

@@ -3,12 +3,15 @@ package train
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/gpt"
 )
 
@@ -66,5 +69,26 @@ func TestRunStopsAtNaN(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(o.OutDir, f)); err == nil {
 			t.Errorf("%s written from a NaN step", f)
 		}
+	}
+}
+
+// TestRunCleansStaleTemps: a checkpoint temp file left by a killed run (its
+// PID gone) is removed when the next run starts in that folder.
+func TestRunCleansStaleTemps(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	o := baseOpts(t.TempDir())
+	o.Steps = 1
+	stale := filepath.Join(o.OutDir, fmt.Sprintf(".%s.%d-77%s", CheckpointFile, cmd.Process.Pid, atomicfile.TempSuffix))
+	if err := os.WriteFile(stale, make([]byte, 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), tiny(t, 24), NewDataset(patterned(20, 40, 24)), o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temp %s still there: %v", stale, err)
 	}
 }

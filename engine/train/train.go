@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/nn"
 )
@@ -168,6 +169,7 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
+	atomicfile.CleanStale(o.OutDir) // checkpoints and model files a killed run left half-written
 	trainSplit, valSplit := data.Split(o.ValFrac, o.Seed)
 	if trainSplit.Tokens() < T+1 {
 		return Result{}, fmt.Errorf("%w: the training pieces hold %d tokens, a window of context %d needs %d", ErrNoData, trainSplit.Tokens(), T, T+1)
