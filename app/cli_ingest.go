@@ -54,7 +54,7 @@ func writeStageTable(w io.Writer, stages []storage.StageStat) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "stage\tworkers\titems\tbusy s\twait s\tMiB\tqueue mean\tqueue max\t")
 	for _, s := range stages {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%.2f\t%.1f\t%d\t\n", s.Name, s.Workers, s.Items,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%.2f\t%.1f\t%d\t\n", Safe(s.Name), s.Workers, s.Items,
 			s.BusySeconds, s.WaitSeconds, float64(s.Bytes)/(1<<20), s.QueueMean, s.QueueMax)
 	}
 	tw.Flush()
@@ -121,7 +121,7 @@ func init() {
 				last := time.Time{}
 				for e := range ch {
 					if time.Since(last) > 200*time.Millisecond || e.Stage != "ingest" {
-						fmt.Fprintf(env.Stderr, "%s %d/%d %s\n", e.Stage, e.Done, e.Total, e.Path)
+						fmt.Fprintf(env.Stderr, "%s %d/%d %s\n", e.Stage, e.Done, e.Total, Safe(e.Path))
 						last = time.Now()
 					}
 				}
@@ -146,7 +146,7 @@ func init() {
 			}
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "run %d: %s → project %q, dataset %q (%s mode)\n", sum.RunID, pos[0], *project, sum.Dataset, sum.Mode)
+		fmt.Fprintf(env.Stdout, "run %d: %s → project %q, dataset %q (%s mode)\n", sum.RunID, Safe(pos[0]), Safe(*project), Safe(sum.Dataset), sum.Mode)
 		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed, %d from cache), %d unchanged, %d removed; %d style groups; %.2f s\n\n",
 			sum.Files, sum.Processed, sum.OK, sum.Failed, sum.Cached, sum.Unchanged, sum.Removed, sum.Styles, sum.Seconds)
 		writeStageTable(env.Stdout, toStageStats(sum.Stages))

@@ -71,7 +71,7 @@ func init() {
 		})
 		fmt.Fprintln(env.Stderr)
 		if res != nil && res.Warning != "" {
-			fmt.Fprintf(env.Stderr, "warning: %s\n", res.Warning)
+			fmt.Fprintf(env.Stderr, "warning: %s\n", Safe(res.Warning))
 		}
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintln(env.Stdout, "stopped")
@@ -83,7 +83,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "played %s with %s\n", fmtDur(res.AudioSeconds), res.SoundFont)
+		fmt.Fprintf(env.Stdout, "played %s with %s\n", fmtDur(res.AudioSeconds), Safe(res.SoundFont))
 		return nil
 	}
 	Register(c)

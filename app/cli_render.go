@@ -293,7 +293,7 @@ func init() {
 			return err
 		}
 		if res.Warning != "" {
-			fmt.Fprintf(env.Stderr, "warning: %s\n", res.Warning)
+			fmt.Fprintf(env.Stderr, "warning: %s\n", Safe(res.Warning))
 		}
 		if *asJSON {
 			enc := json.NewEncoder(env.Stdout)
@@ -301,7 +301,7 @@ func init() {
 			return enc.Encode(res)
 		}
 		fmt.Fprintf(env.Stdout, "%s: %s of audio with %s in %.2f s CPU (%.0f× real time), peak %.3f, rms %.4f\n",
-			res.Output, fmtDur(res.AudioSeconds), res.SoundFont, res.CPUSeconds, res.RealtimeFactor, res.Peak, res.RMS)
+			Safe(res.Output), fmtDur(res.AudioSeconds), Safe(res.SoundFont), res.CPUSeconds, res.RealtimeFactor, res.Peak, res.RMS)
 		return nil
 	}
 	Register(c)
