@@ -92,3 +92,51 @@ func TestRunCleansStaleTemps(t *testing.T) {
 		t.Errorf("stale temp %s still there: %v", stale, err)
 	}
 }
+
+// TestShardTruncatedWhileMapped: a shard file cut short after it was
+// mapped gives an error naming it (training died with SIGBUS, "unexpected
+// fault address"), through Batch and through Read (the Examples path).
+func TestShardTruncatedWhileMapped(t *testing.T) {
+	dir := t.TempDir()
+	writeShard(t, dir, "big", patterned(64, 1024, 24)) // 128 KB of tokens
+	ds, err := OpenDir(dir, 24, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	tr, _ := ds.Split(0.1, 1)
+	B, T := 4, 64
+	in, tg, sc := make([]int32, B*T), make([]int32, B*T), make([]int32, T+1)
+	if err := tr.Batch(0, 1, B, T, in, tg, sc); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "big.bin")
+	if err := os.Truncate(bin, 0); err != nil {
+		t.Fatal(err)
+	}
+	for k := uint64(1); k < 4; k++ {
+		err := tr.Batch(k, 1, B, T, in, tg, sc)
+		if !errors.Is(err, ErrBadShard) || !strings.Contains(err.Error(), bin) || !strings.Contains(err.Error(), "cut to 0 bytes") {
+			t.Fatalf("batch %d after truncation: %v", k, err)
+		}
+	}
+	err = tr.Read(func() error {
+		var sum int
+		for i := 0; i < tr.Pieces(); i++ {
+			for _, v := range tr.AppendPiece(nil, i) {
+				sum += int(v)
+			}
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrBadShard) || !strings.Contains(err.Error(), bin) {
+		t.Fatalf("read after truncation: %v", err)
+	}
+	// A panic that is not a fault is not swallowed.
+	defer func() {
+		if r := recover(); r != "boom" {
+			t.Errorf("recovered %v, want the panic to pass through", r)
+		}
+	}()
+	tr.Read(func() error { panic("boom") })
+}

@@ -215,8 +215,8 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 				return
 			}
 			b.k = k
-			if o.Examples != nil {
-				b.err = o.Examples.Fill(trainSplit, k, o.Seed, B, T, b.inputs, b.targets)
+			if o.Examples != nil { // Read: a shard cut short is an error, not SIGBUS
+				b.err = trainSplit.Read(func() error { return o.Examples.Fill(trainSplit, k, o.Seed, B, T, b.inputs, b.targets) })
 			} else {
 				b.err = trainSplit.Batch(k, o.Seed, B, T, b.inputs, b.targets, scratch)
 			}
@@ -238,7 +238,7 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		for i := 0; i < o.ValBatches; i++ {
 			var err error
 			if o.Examples != nil {
-				err = o.Examples.Fill(valSplit, uint64(i), o.Seed^0x5bd1e995, B, T, valIn, valTg)
+				err = valSplit.Read(func() error { return o.Examples.Fill(valSplit, uint64(i), o.Seed^0x5bd1e995, B, T, valIn, valTg) })
 			} else {
 				err = valSplit.Batch(uint64(i), o.Seed^0x5bd1e995, B, T, valIn, valTg, valScratch)
 			}
