@@ -72,7 +72,7 @@ func toStageStats(in []pipeline.StageStats) []storage.StageStat {
 func init() {
 	c := &Command{
 		Name:    "ingest",
-		Usage:   "ingest DIR --project NAME [--mode stream|preload|mmap] [--workers N] [--batch N] [--mapping CSV] [--home DIR] [--json] [--progress]",
+		Usage:   "ingest DIR --project NAME [--mode stream|preload|mmap] [--workers N] [--batch N] [--mapping CSV] [--online-text] [--home DIR] [--json] [--progress]",
 		Summary: "import a folder of MIDI files into a project's dataset (only new or changed files)",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -86,6 +86,7 @@ func init() {
 		home := fs.String("home", "", "data directory (default: $AMT_HOME or the user data folder)")
 		asJSON := fs.Bool("json", false, "print one JSON object")
 		progress := fs.Bool("progress", false, "print progress to stderr")
+		online := fs.Bool("online-text", false, "fetch Wikipedia summaries of the titles into the captions (default: the Settings screen's choice)")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -108,7 +109,7 @@ func init() {
 			return err
 		}
 		defer st.Close()
-		opts := IngestOptions{Project: *project, Dir: pos[0], Dataset: *dataset, Mode: m, BatchItems: *batch, MappingCSV: *mapping}
+		opts := IngestOptions{Project: *project, Dir: pos[0], Dataset: *dataset, Mode: m, BatchItems: *batch, MappingCSV: *mapping, OnlineText: *online}
 		if *workers > 0 {
 			opts.Workers = pipeline.All(*workers)
 		}

@@ -37,7 +37,14 @@ type IngestOptions struct {
 	Workers    pipeline.Workers
 	BatchItems int    // items per commit; 0: 256
 	MappingCSV string // a metadata table for captions (see text.CollectorOptions)
-	Seed       int64
+	// OnlineText fetches Wikipedia summaries of the pieces' titles into
+	// their captions (rate-limited, cached in the store's cache folder)
+	// for this run; without it the Settings screen's choice
+	// (StudioSettings.OnlineText) decides, off by default.
+	OnlineText bool
+	// WikiEndpoint replaces text.DefaultWikiEndpoint (tests, mirrors).
+	WikiEndpoint string
+	Seed         int64
 	Progress   chan<- pipeline.Event // may be nil; sends never block
 	// Processor replaces the real per-file work (midi, text, token); tests
 	// use it. Vocab is the vocabulary (nil: token.DefaultVocab()).
@@ -88,7 +95,11 @@ func Ingest(ctx context.Context, st *storage.Store, opts IngestOptions) (*Ingest
 	proc := opts.Processor
 	embedName := "custom"
 	if proc == nil {
-		col, err := text.NewCollector(root, text.CollectorOptions{MappingCSV: opts.MappingCSV})
+		copts := text.CollectorOptions{MappingCSV: opts.MappingCSV}
+		if copts.Summaries, err = onlineText(st, opts); err != nil {
+			return nil, fmt.Errorf("ingest: %w", err)
+		}
+		col, err := text.NewCollector(root, copts)
 		if err != nil {
 			return nil, fmt.Errorf("ingest: %w", err)
 		}
@@ -571,4 +582,28 @@ func (p *realProcessor) vocabOrDefault() *token.Vocab {
 		return p.vocab
 	}
 	return token.DefaultVocab()
+}
+
+// onlineText returns the summary fetcher an ingestion uses: one when
+// opts.OnlineText is set or the user turned "Fetch text about pieces
+// online" on in Settings, else nil (no network request at all). Answers are
+// cached under the store's cache folder, so a re-import asks again only for
+// new titles.
+func onlineText(st *storage.Store, opts IngestOptions) (*text.Wiki, error) {
+	on := opts.OnlineText
+	if !on {
+		var ss StudioSettings
+		if err := st.View(func(tx *bolt.Tx) error {
+			_, err := storage.Setting(tx, SettingStudio, &ss)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		on = ss.OnlineText
+	}
+	if !on {
+		return nil, nil
+	}
+	return text.NewWiki(text.WikiOptions{Endpoint: opts.WikiEndpoint,
+		Cache: text.FileCache{Dir: filepath.Join(st.Dir, storage.CacheDir, "wiki")}})
 }
