@@ -45,7 +45,7 @@ type IngestOptions struct {
 	// WikiEndpoint replaces text.DefaultWikiEndpoint (tests, mirrors).
 	WikiEndpoint string
 	Seed         int64
-	Progress   chan<- pipeline.Event // may be nil; sends never block
+	Progress     chan<- pipeline.Event // may be nil; sends never block
 	// Processor replaces the real per-file work (midi, text, token); tests
 	// use it. Vocab is the vocabulary (nil: token.DefaultVocab()).
 	Processor pipeline.Processor

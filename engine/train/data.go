@@ -96,7 +96,6 @@ type Tokenizer func(path string) ([]uint16, error)
 // shard, or memory from the tokenizer).
 type piece []byte
 
-
 func (p piece) len() int { return len(p) / 2 }
 
 // Dataset is the pieces of a data folder.
