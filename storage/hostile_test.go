@@ -15,7 +15,9 @@ import (
 // filledStore writes a store with a project, a dataset, items, runs and a
 // shard whose files exist, and closes it; it returns the folder and the
 // shard's file paths.
-func filledStore(t *testing.T) (string, []string) {
+func filledStore(t *testing.T) (string, []string) { return filledStoreTB(t) }
+
+func filledStoreTB(t testing.TB) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
 	s, err := Open(dir)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/midi"
+
+	"github.com/amtstudio/amt/internal/fuzzbudget"
 )
 
 const timGM = "/usr/share/sounds/sf2/TimGM6mb.sf2"
@@ -530,21 +532,23 @@ func FuzzParseSF2(f *testing.F) {
 	f.Add(good[:200])
 	f.Add([]byte("RIFF\x00\x00\x00\x00sfbk"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sf, err := ParseSoundFont("fuzz.sf2", data)
-		if err != nil {
-			return
-		}
-		// Whatever parses must play without panicking.
-		s := NewSoundFontSynth(sf, Options{MaxVoices: 8})
-		for _, p := range sf.Presets[:min(len(sf.Presets), 4)] {
-			s.Program(0, p.Program, p.Bank == 128)
-			s.NoteOn(0, 60, 100)
-			s.NoteOn(0, 100, 20)
-		}
-		buf := make([]float32, 2*256)
-		s.Process(buf)
-		s.Control(0, 123, 0)
-		s.Process(buf)
+		fuzzbudget.Check(t, len(data), func() {
+			sf, err := ParseSoundFont("fuzz.sf2", data)
+			if err != nil {
+				return
+			}
+			// Whatever parses must play without panicking.
+			s := NewSoundFontSynth(sf, Options{MaxVoices: 8})
+			for _, p := range sf.Presets[:min(len(sf.Presets), 4)] {
+				s.Program(0, p.Program, p.Bank == 128)
+				s.NoteOn(0, 60, 100)
+				s.NoteOn(0, 100, 20)
+			}
+			buf := make([]float32, 2*256)
+			s.Process(buf)
+			s.Control(0, 123, 0)
+			s.Process(buf)
+		})
 	})
 }
 

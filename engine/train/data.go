@@ -245,8 +245,10 @@ func (d *Dataset) Split(valFrac float64, seed uint64) (train, val *Split) {
 	}
 	if len(d.pieces) >= 2 && valFrac > 0 {
 		if len(val.pieces) == 0 {
-			val.add(train.pieces[len(train.pieces)-1])
+			moved := train.pieces[len(train.pieces)-1]
+			val.add(moved)
 			train.pieces, train.cum = train.pieces[:len(train.pieces)-1], train.cum[:len(train.cum)-1]
+			train.total -= moved.len() // a window must not run past the last piece (found by FuzzShard)
 		}
 		if len(train.pieces) == 0 {
 			train.add(val.pieces[0])

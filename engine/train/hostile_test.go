@@ -140,3 +140,20 @@ func TestShardTruncatedWhileMapped(t *testing.T) {
 	}()
 	tr.Read(func() error { panic("boom") })
 }
+
+// TestSplitMovesTokensWithPiece: when no piece falls to validation by hash,
+// one is moved there, and the training side's token count drops with it
+// (it did not: a batch near the end read past the last piece, index out
+// of range; found by FuzzShard).
+func TestSplitMovesTokensWithPiece(t *testing.T) {
+	tr, va := NewDataset(patterned(4, 40, 24)).Split(0.2, 1)
+	if tr.Pieces() != 3 || va.Pieces() != 1 || tr.Tokens() != 120 || va.Tokens() != 40 {
+		t.Fatalf("train %d pieces %d tokens, val %d pieces %d tokens; want 3/120 and 1/40", tr.Pieces(), tr.Tokens(), va.Pieces(), va.Tokens())
+	}
+	in, tg, sc := make([]int32, 2*8), make([]int32, 2*8), make([]int32, 9)
+	for k := uint64(0); k < 200; k++ {
+		if err := tr.Batch(k, 1, 2, 8, in, tg, sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
