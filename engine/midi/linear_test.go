@@ -1,6 +1,10 @@
 package midi
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -100,5 +104,27 @@ func TestParseFIFOInterleaved(t *testing.T) {
 		if got[i].Tick != want[i].Tick || got[i].Dur != want[i].Dur || got[i].Pitch != want[i].Pitch || got[i].Velocity != want[i].Velocity {
 			t.Errorf("note %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestParseLimits: more Score tracks than MaxTracks, or a file over
+// MaxFileSize, is ErrUnsupported naming the limit, before memory follows
+// what the file asks (4.5 M one-note tracks in 31 MB took 1.4 GB).
+func TestParseLimits(t *testing.T) {
+	_, err := Parse("many.mid", manyGroups(MaxTracks/2048+1))
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "more than 65536 instrument tracks") {
+		t.Errorf("too many tracks: %v", err)
+	}
+	big := filepath.Join(t.TempDir(), "big.mid")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(manyGroups(1))
+	f.Truncate(MaxFileSize + 1) // sparse: nothing is written
+	f.Close()
+	_, err = ReadFile(big)
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "big.mid") || !strings.Contains(err.Error(), "64 MB") {
+		t.Errorf("too large: %v", err)
 	}
 }

@@ -3,15 +3,35 @@ package midi
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sync"
 )
 
+// Limits of what Parse takes. Real files are far below them (POP909's
+// largest is 64 KB with 8 tracks); they bound the memory a hostile file can
+// ask for (a 31 MB file of 4.5 M one-note tracks took 1.4 GB to hold).
+const (
+	// MaxFileSize is the largest file Parse reads.
+	MaxFileSize = 64 << 20
+	// MaxTracks is the most Score tracks (SMF track × channel × program)
+	// a file may make.
+	MaxTracks = 1 << 16
+)
+
 // ReadFile reads and parses the Standard MIDI File at path. Errors name the
-// path (see Parse).
+// path (see Parse). A file over MaxFileSize is refused before it is read.
 func ReadFile(path string) (*Score, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("midi: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > MaxFileSize {
+		return nil, &Error{File: path, Track: -1, Offset: -1, Err: fmt.Errorf("%w: %d bytes, more than the %d MB a MIDI file may have", ErrUnsupported, fi.Size(), MaxFileSize>>20)}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("midi: %w", err)
 	}
@@ -157,6 +177,9 @@ func (p *parser) parse(name string, data []byte) (*Score, error) {
 	p.probes = 0
 	if len(data) < 4 || string(data[:4]) != "MThd" {
 		return nil, p.fail(-1, -1, ErrNotSMF)
+	}
+	if len(data) > MaxFileSize {
+		return nil, p.fail(-1, -1, fmt.Errorf("%w: %d bytes, more than the %d MB a MIDI file may have", ErrUnsupported, len(data), MaxFileSize>>20))
 	}
 	if len(data) < 14 {
 		return nil, p.fail(-1, len(data), fmt.Errorf("%w header (%d bytes, need 14)", ErrTruncated, len(data)))
@@ -341,7 +364,9 @@ func (p *parser) track(s *Score, tr, start, end int) error {
 			if st>>4 == 0x9 && v > 0 {
 				g := cur[ch]
 				if g < 0 {
-					g = p.group(tr, int(ch), int(prog[ch]), firstGroup, tick)
+					if g = p.group(tr, int(ch), int(prog[ch]), firstGroup, tick); g < 0 {
+						return p.fail(tr, ev, fmt.Errorf("%w: more than %d instrument tracks (track × channel × program)", ErrUnsupported, MaxTracks))
+					}
 					cur[ch] = g
 				}
 				idx := int32(len(notes))
@@ -463,12 +488,16 @@ func progSlot(prog int) int {
 	return prog
 }
 
-// group returns the group for (track, channel, program), creating it.
+// group returns the group for (track, channel, program), creating it; -1
+// when that would make more than MaxTracks.
 func (p *parser) group(tr, ch, prog int, first int32, tick int64) int32 {
 	p.probes++
 	slot := &p.gidx[ch][progSlot(prog)]
 	if *slot != 0 {
 		return *slot - 1
+	}
+	if len(p.groups) >= MaxTracks {
+		return -1
 	}
 	p.groups = append(p.groups, noteGroup{source: tr, channel: ch, program: prog, first: tick})
 	*slot = int32(len(p.groups))
