@@ -281,3 +281,30 @@ func TestStreamReaderMatchesPCM(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamPlayback: a Stream plays to its end through the device (the
+// null ALSA device here), rendered block by block as it plays.
+func TestStreamPlayback(t *testing.T) {
+	r := synth.NewBuiltinRenderer(synth.Options{})
+	p, err := NewStreamPlayer(r.Stream(streamScore()))
+	if errors.Is(err, ErrNoDevice) {
+		t.Skipf("null ALSA device unavailable: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if d := p.Duration(); d < 700*time.Millisecond || d > 800*time.Millisecond {
+		t.Errorf("duration %v, want the last note-off at 0.75 s", d)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p.Play()
+	if !p.Wait(ctx, nil) {
+		t.Fatalf("playback did not finish: %v", p.Err())
+	}
+	p.Seek(200 * time.Millisecond)
+	if got := p.Position(); got < 150*time.Millisecond || got > 250*time.Millisecond {
+		t.Errorf("after seek: %v", got)
+	}
+}
