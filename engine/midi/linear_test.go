@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -126,5 +127,23 @@ func TestParseLimits(t *testing.T) {
 	_, err = ReadFile(big)
 	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "big.mid") || !strings.Contains(err.Error(), "64 MB") {
 		t.Errorf("too large: %v", err)
+	}
+}
+
+// BenchmarkParseOverlap parses n overlapping same-pitch notes: ns/op per
+// note must stay flat from 10 k to 100 k notes (it grew tenfold per
+// tenfold before the per-key queue).
+func BenchmarkParseOverlap(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		data := overlapping(n)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for i := 0; i < b.N; i++ {
+				if _, err := Parse("x.mid", data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/note")
+		})
 	}
 }
