@@ -5,10 +5,18 @@ SHELL := /bin/bash
 # A Go fetched by scripts/setup.sh (when the machine had none) lives here.
 export PATH := $(HOME)/.cache/amt-studio/go/bin:$(PATH)
 GO ?= go
-# Short fuzzing runs in `make test` (package:target); run longer by hand with
-#   go test -run='^$$' -fuzz=TARGET -fuzztime=10m ./PACKAGE
-FUZZ := engine/midi:FuzzParse engine/synth:FuzzParseSF2
-FUZZTIME ?= 15s
+# Short fuzzing runs in `make test` (package:target), about 2 minutes in
+# all; docs/FUZZING.md says how to fuzz longer (make fuzz FUZZTIME=10m, or
+# one target by hand). Every target gives each input a time budget
+# (internal/fuzzbudget), so a slow input fails as a crash does.
+FUZZ := engine/midi:FuzzParse engine/synth:FuzzParseSF2 engine/safetensors:FuzzParse \
+	engine/token:FuzzDecode engine/token:FuzzParseVocab engine/gpt:FuzzReadConfig \
+	engine/train:FuzzShard engine/pipeline:FuzzReadShard \
+	engine/text:FuzzParsePrompt engine/text:FuzzABC engine/text:FuzzTable engine/text:FuzzOBM engine/text:FuzzSidecar \
+	storage:FuzzRecord storage:FuzzDatabase
+FUZZTIME ?= 6s
+# Minimizing a new input may not stall a short run (Go's default is 60 s).
+FUZZMINTIME ?= 1s
 
 .PHONY: run test build setup setup-run vet unit fuzz smoke clean model
 
@@ -39,7 +47,7 @@ fuzz:
 	  pkg=./$${pt%%:*}; target=$${pt##*:}; \
 	  if $(GO) test -list "^$$target\$$" $$pkg 2>/dev/null | grep -qx "$$target"; then \
 	    echo "fuzz $$pkg $$target for $(FUZZTIME)"; \
-	    $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	    $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINTIME) $$pkg || exit 1; \
 	  fi; \
 	done
 

@@ -63,7 +63,7 @@ func Main(ctx context.Context, env *Env, args []string) int {
 				fmt.Fprintf(env.Stdout, "usage: amt %s\n\n%s\n", c.Usage, c.Summary)
 				return 0
 			}
-			fmt.Fprintf(env.Stderr, "amt: unknown command %q (see amt help)\n", args[1])
+			fmt.Fprintf(env.Stderr, "amt: unknown command %q (see amt help)\n", Safe(args[1]))
 			return 2
 		}
 		printHelp(env.Stdout)
@@ -71,7 +71,7 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(env.Stderr, "amt: unknown command %q (see amt help)\n", args[0])
+		fmt.Fprintf(env.Stderr, "amt: unknown command %q (see amt help)\n", Safe(args[0]))
 		return 2
 	}
 	err := c.Run(ctx, env, args[1:])
@@ -81,10 +81,10 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, ErrUsage):
-		fmt.Fprintf(env.Stderr, "amt %s: %v\nusage: amt %s\n", c.Name, err, c.Usage)
+		fmt.Fprintf(env.Stderr, "amt %s: %s\nusage: amt %s\n", c.Name, Safe(err.Error()), c.Usage)
 		return 2
 	default:
-		fmt.Fprintf(env.Stderr, "amt %s: %v\n", c.Name, err)
+		fmt.Fprintf(env.Stderr, "amt %s: %s\n", c.Name, Safe(err.Error())) // errors quote file names and contents
 		return 1
 	}
 }

@@ -61,7 +61,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(env.Stdout, "exported dataset %q: %d shard pairs and vocab.json in %s\n", name, n, *export)
+			fmt.Fprintf(env.Stdout, "exported dataset %q: %d shard pairs and vocab.json in %s\n", Safe(name), n, Safe(*export))
 			return nil
 		}
 		type failure struct {
@@ -104,11 +104,11 @@ func init() {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tNAME\tITEMS\tOK\tFAILED\tTOKENS\tSHARDS\tSTYLES\tROOT")
 		for _, d := range list {
-			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", d.ID, d.Name, d.Items, d.OK, d.Failed, d.Tokens, d.Shards, d.Styles, d.Root)
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", d.ID, Safe(d.Name), d.Items, d.OK, d.Failed, d.Tokens, d.Shards, d.Styles, Safe(d.Root))
 		}
 		tw.Flush()
 		for _, f := range fails {
-			fmt.Fprintf(env.Stdout, "failed: %s/%s: %s\n", f.Dataset, f.Path, f.Error)
+			fmt.Fprintf(env.Stdout, "failed: %s/%s: %s\n", Safe(f.Dataset), Safe(f.Path), Safe(f.Error))
 		}
 		return nil
 	}

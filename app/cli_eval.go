@@ -348,7 +348,7 @@ func writeEvalText(w io.Writer, rep *EvalReport) {
 		fmt.Fprintln(tw, "file\tnotes\tkey\tbpm\tpc_entropy\tscale\tgroove\tpolyphony\tempty_beats\tnotes/s\tasa\t")
 		for _, p := range rep.Pieces {
 			if p.Error != "" {
-				fmt.Fprintf(tw, "%s\terror: %s\t\n", p.File, p.Error)
+				fmt.Fprintf(tw, "%s\terror: %s\t\n", Safe(p.File), Safe(p.Error))
 				continue
 			}
 			m := p.Metrics
@@ -360,7 +360,7 @@ func writeEvalText(w io.Writer, rep *EvalReport) {
 			if p.Adherence != nil {
 				asa = f4(p.Adherence.ASA)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%.4g\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.File, m.Notes, key, m.TempoBPM,
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%.4g\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", Safe(p.File), m.Notes, key, m.TempoBPM,
 				f4(eval.Num(m.PitchClassEntropy)), f4(eval.Num(m.ScaleConsistency)), f4(eval.Num(m.GrooveConsistency)),
 				f4(eval.Num(m.Polyphony)), f4(eval.Num(m.EmptyBeatRate)), f4(eval.Num(m.NotesPerSecond)), asa)
 		}
@@ -375,7 +375,7 @@ func writeEvalText(w io.Writer, rep *EvalReport) {
 		}
 	} else {
 		r := rep.Reference
-		fmt.Fprintf(tw, "reference %s: %d files (%d failed)\n", r.Path, r.Evaluated, r.Failed)
+		fmt.Fprintf(tw, "reference %s: %d files (%d failed)\n", Safe(r.Path), r.Evaluated, r.Failed)
 		fmt.Fprintln(tw, "metric\tmean ± std\tref mean ± std\toverlap\tKL\tref overlap\tref KL\t")
 		for _, c := range r.Comparisons {
 			fmt.Fprintf(tw, "%s\t%s ± %s\t%s ± %s\t%s\t%s\t%s\t%s\t\n", c.Metric, f4(c.Gen.Mean), f4(c.Gen.Std),

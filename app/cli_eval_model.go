@@ -605,6 +605,9 @@ func init() {
 		if *rollCount < 1 {
 			return fmt.Errorf("%w: --roll-count %d: at least 1", ErrUsage, *rollCount)
 		}
+		if err := FirstError(checkGenerate(*bars, 0, *temp, 0, *topP, max(*candidates, 1), *keyBias), IntIn("limit", *limit, 0, 1<<20)); err != nil {
+			return err // app/limits.go
+		}
 		prompts, err := ReadSuite(*suite)
 		if err != nil {
 			return err

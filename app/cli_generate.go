@@ -50,6 +50,9 @@ func init() {
 		if *model == "" || *out == "" {
 			return fmt.Errorf("%w: --model and -o are required", ErrUsage)
 		}
+		if err := checkGenerate(0, *n, *temp, *topK, *topP, 1, 0); err != nil {
+			return err
+		}
 		m, err := LoadModel(*model)
 		if err != nil {
 			return fmt.Errorf("generate: %w", err)

@@ -59,7 +59,7 @@ func writeStageTable(w io.Writer, stages []storage.StageStat) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "stage\tworkers\titems\tbusy s\twait s\tMiB\tqueue mean\tqueue max\t")
 	for _, s := range stages {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%.2f\t%.1f\t%d\t\n", s.Name, s.Workers, s.Items,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%.2f\t%.1f\t%d\t\n", Safe(s.Name), s.Workers, s.Items,
 			s.BusySeconds, s.WaitSeconds, float64(s.Bytes)/(1<<20), s.QueueMean, s.QueueMax)
 	}
 	tw.Flush()
@@ -77,7 +77,7 @@ func toStageStats(in []pipeline.StageStats) []storage.StageStat {
 func init() {
 	c := &Command{
 		Name:    "ingest",
-		Usage:   "ingest DIR --project NAME [--mode stream|preload|mmap] [--workers N] [--batch N] [--mapping CSV] [--home DIR] [--json] [--progress]",
+		Usage:   "ingest DIR --project NAME [--mode stream|preload|mmap] [--workers N] [--batch N] [--mapping CSV] [--online-text] [--home DIR] [--json] [--progress]",
 		Summary: "import a folder of MIDI files into a project's dataset (only new or changed files)",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -91,6 +91,7 @@ func init() {
 		home := fs.String("home", "", "data directory (default: $AMT_HOME or the user data folder)")
 		asJSON := fs.Bool("json", false, "print one JSON object")
 		progress := fs.Bool("progress", false, "print progress to stderr")
+		online := fs.Bool("online-text", false, "fetch Wikipedia summaries of the titles into the captions (default: the Settings screen's choice)")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -105,15 +106,15 @@ func init() {
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrUsage, err)
 		}
-		if *workers < 0 || *batch < 0 {
-			return fmt.Errorf("%w: --workers and --batch must be positive", ErrUsage)
+		if err := FirstError(IntIn("workers", *workers, 0, 1024), IntIn("batch", *batch, 0, 1<<20)); err != nil {
+			return err
 		}
 		st, err := OpenStore(*home)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		opts := IngestOptions{Project: *project, Dir: pos[0], Dataset: *dataset, Mode: m, BatchItems: *batch, MappingCSV: *mapping}
+		opts := IngestOptions{Project: *project, Dir: pos[0], Dataset: *dataset, Mode: m, BatchItems: *batch, MappingCSV: *mapping, OnlineText: *online}
 		if *workers > 0 {
 			opts.Workers = pipeline.All(*workers)
 		}
@@ -126,7 +127,7 @@ func init() {
 				last := time.Time{}
 				for e := range ch {
 					if time.Since(last) > 200*time.Millisecond || e.Stage != "ingest" {
-						fmt.Fprintf(env.Stderr, "%s %d/%d %s\n", e.Stage, e.Done, e.Total, e.Path)
+						fmt.Fprintf(env.Stderr, "%s %d/%d %s\n", e.Stage, e.Done, e.Total, Safe(e.Path))
 						last = time.Now()
 					}
 				}
@@ -151,7 +152,7 @@ func init() {
 			}
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "run %d: %s → project %q, dataset %q (%s mode)\n", sum.RunID, pos[0], *project, sum.Dataset, sum.Mode)
+		fmt.Fprintf(env.Stdout, "run %d: %s → project %q, dataset %q (%s mode)\n", sum.RunID, Safe(pos[0]), Safe(*project), Safe(sum.Dataset), sum.Mode)
 		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed, %d from cache), %d unchanged, %d removed; %d style groups; %.2f s\n\n",
 			sum.Files, sum.Processed, sum.OK, sum.Failed, sum.Cached, sum.Unchanged, sum.Removed, sum.Styles, sum.Seconds)
 		writeRebarred(env.Stdout, sum.Rebarred, sum.RebarredFiles)

@@ -51,9 +51,9 @@ func printInspect(w io.Writer, path string, s *midi.Score, m midi.Metadata) erro
 	row := func(k string, format string, v ...any) {
 		fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, v...)...)
 	}
-	row("file", "%s", path)
+	row("file", "%s", Safe(path))
 	if m.Title != "" {
-		row("title", "%s", m.Title)
+		row("title", "%s", Safe(m.Title)) // text from the file: no escape sequence reaches the terminal
 	}
 	row("format", "%d (%d track chunks, %d instrument tracks)", m.Format, m.SMFTracks, m.Tracks)
 	row("ticks per beat", "%d", m.TicksPerBeat)
@@ -97,7 +97,7 @@ func printInspect(w io.Writer, path string, s *midi.Score, m midi.Metadata) erro
 		if t.IsDrum {
 			inst = fmt.Sprintf("drums (kit %d)", t.Program)
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%d\t%s\n", i, t.Source, t.Channel+1, inst, len(t.Notes), t.Name)
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%d\t%s\n", i, t.Source, t.Channel+1, inst, len(t.Notes), Safe(t.Name))
 	}
 	return tw.Flush()
 }

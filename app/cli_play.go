@@ -10,11 +10,12 @@ import (
 	"github.com/amtstudio/amt/engine/midi"
 )
 
-// PlayFile renders a MIDI file and plays it to the end or until ctx is
+// PlayFile plays a MIDI file, rendering it block by block as it plays
+// (memory constant however long the piece), to the end or until ctx is
 // cancelled. It reads the file first (a bad file is the first thing to
-// report), then checks for a sound device before rendering, so a machine
-// without one gets audio.ErrNoDevice at once. progress (if not nil) is
-// called about every 100 ms with the playhead.
+// report), then checks for a sound device, so a machine without one gets
+// audio.ErrNoDevice at once. progress (if not nil) is called about every
+// 100 ms with the playhead.
 func PlayFile(ctx context.Context, opts RenderOptions, progress func(pos, dur time.Duration)) (*RenderResult, error) {
 	s, err := midi.ReadFile(opts.Input)
 	if err != nil {
@@ -24,11 +25,11 @@ func PlayFile(ctx context.Context, opts RenderOptions, progress func(pos, dur ti
 		return nil, fmt.Errorf("play %s: %w", opts.Input, err)
 	}
 	opts.Output = ""
-	res, err := RenderScore(ctx, s, opts)
+	st, res, err := StreamScore(s, opts)
 	if err != nil {
 		return nil, err
 	}
-	p, err := audio.NewPlayer(res.PCM)
+	p, err := audio.NewStreamPlayer(st)
 	if err != nil {
 		return res, fmt.Errorf("play %s: %w", opts.Input, err)
 	}
@@ -65,20 +66,12 @@ func init() {
 			return err
 		}
 		opts := RenderOptions{Input: pos[0], SoundFont: *sf.soundfont, Builtin: *sf.builtin, SampleRate: *sf.rate, Reverb: *sf.reverb}
-		opts.Progress = func(done, total float64) {
-			fmt.Fprintf(env.Stderr, "\rrendering %s / %s", fmtDur(done), fmtDur(total))
-		}
-		started := false
 		res, err := PlayFile(ctx, opts, func(p, d time.Duration) {
-			if !started {
-				started = true
-				fmt.Fprint(env.Stderr, "\r\033[K")
-			}
 			fmt.Fprintf(env.Stderr, "\r▶ %s / %s", fmtDur(p.Seconds()), fmtDur(d.Seconds()))
 		})
 		fmt.Fprintln(env.Stderr)
 		if res != nil && res.Warning != "" {
-			fmt.Fprintf(env.Stderr, "warning: %s\n", res.Warning)
+			fmt.Fprintf(env.Stderr, "warning: %s\n", Safe(res.Warning))
 		}
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintln(env.Stdout, "stopped")
@@ -90,7 +83,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "played %s with %s\n", fmtDur(res.AudioSeconds), res.SoundFont)
+		fmt.Fprintf(env.Stdout, "played %s with %s\n", fmtDur(res.AudioSeconds), Safe(res.SoundFont))
 		return nil
 	}
 	Register(c)

@@ -1,9 +1,12 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -76,11 +79,107 @@ func TestRenderCommandErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args[1:], code, stderr, c.code, c.want)
 		}
 	}
-	// An unreadable SoundFont: the built-in synthesizer renders and a
-	// warning names the file.
-	bad := filepath.Join(dir, "bad.sf2")
-	code, stdout, stderr := runCLI("render", in, "-o", filepath.Join(dir, "y.wav"), "--soundfont", bad, "--json")
-	if code != 0 || !strings.Contains(stderr, "bad.sf2") || !strings.Contains(stdout, `"soundfont": "built-in"`) {
-		t.Errorf("bad SoundFont: exit %d, stderr %q, stdout %s", code, stderr, stdout)
+	// A SoundFont asked for that cannot be used is an error naming the
+	// file and the reason (it was a warning and exit 0), and no WAV is left.
+	png := filepath.Join(dir, "png.sf2")
+	os.WriteFile(png, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00"), 0o644)
+	os.Mkdir(filepath.Join(dir, "folder.sf2"), 0o755)
+	for _, c := range []struct{ sf, reason string }{
+		{filepath.Join(dir, "bad.sf2"), "no such file"},
+		{filepath.Join(dir, "folder.sf2"), "is a directory"},
+		{png, "not a SoundFont"},
+	} {
+		y := filepath.Join(dir, "y.wav")
+		code, stdout, stderr := runCLI("render", in, "-o", y, "--soundfont", c.sf, "--json")
+		if code != 1 || !strings.Contains(stderr, filepath.Base(c.sf)) || !strings.Contains(stderr, c.reason) || stdout != "" {
+			t.Errorf("SoundFont %s: exit %d, stderr %q, stdout %s; want exit 1 naming it and %q", filepath.Base(c.sf), code, stderr, stdout, c.reason)
+		}
+		if _, err := os.Stat(y); err == nil {
+			t.Errorf("SoundFont %s: a WAV was written", filepath.Base(c.sf))
+		}
+	}
+}
+
+// writeScore writes s to a temporary .mid file.
+func writeScore(t *testing.T, name string, s *midi.Score) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := midi.WriteFile(p, s); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// lateNote is one quarter note that starts at sec seconds (120 bpm).
+func lateNote(sec float64) *midi.Score {
+	tick := int64(sec * 2 * 480)
+	return &midi.Score{Format: 1, TicksPerBeat: 480, EndTick: tick + 480,
+		Tempos: []midi.TempoChange{{Tick: 0, MicrosPerBeat: 500000}},
+		Tracks: []midi.Track{{Notes: []midi.Note{{Tick: tick, Dur: 480, Pitch: 69, Velocity: 100}}}}}
+}
+
+// TestRenderStreamsToWAV: rendering a long piece to a WAV allocates a
+// bounded amount, not the piece's length: one note at 60 s (2.6 M frames,
+// 21 MB as float PCM, which the renderer used to hold whole, plus its
+// integer copy) costs under 4 MB of allocation in all, and the WAV read
+// back has every frame.
+func TestRenderStreamsToWAV(t *testing.T) {
+	in := writeScore(t, "late.mid", lateNote(60))
+	out := filepath.Join(t.TempDir(), "late.wav")
+	s, err := midi.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := RenderScore(context.Background(), s, RenderOptions{Input: in, Output: out, Builtin: true})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+		t.Errorf("rendering %.0f s allocated %.1f MB; want under 4 MB (streamed in blocks)", res.AudioSeconds, float64(alloc)/(1<<20))
+	}
+	if res.PCM != nil {
+		t.Error("the PCM was kept in memory")
+	}
+	pcm, err := audio.ReadWAV(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(pcm.Seconds()-res.AudioSeconds) > 1e-6 || res.AudioSeconds < 60.5 || math.Abs(pcm.Peak()-res.Peak) > 1e-4 || res.Peak == 0 {
+		t.Errorf("WAV %.3f s peak %.4f; result %.3f s peak %.4f", pcm.Seconds(), pcm.Peak(), res.AudioSeconds, res.Peak)
+	}
+	if math.Abs(pcm.RMS()-res.RMS) > 1e-4 {
+		t.Errorf("WAV rms %.5f, result %.5f", pcm.RMS(), res.RMS)
+	}
+}
+
+// TestRenderLimits: a piece with no notes is an error (it wrote an 8-byte
+// non-WAV and exited 0); one longer than a WAV can hold is refused before
+// rendering, naming its length and the limit; in-memory rendering is
+// bounded by MaxInMemorySeconds. No file is left behind.
+func TestRenderLimits(t *testing.T) {
+	dir := t.TempDir()
+	meta := &midi.Score{Format: 1, TicksPerBeat: 480, EndTick: 0, Title: "empty",
+		Tempos: []midi.TempoChange{{Tick: 0, MicrosPerBeat: 500000}}}
+	out := filepath.Join(dir, "x.wav")
+	code, _, stderr := runCLI("render", writeScore(t, "meta.mid", meta), "-o", out, "--builtin")
+	if code != 1 || !strings.Contains(stderr, "no notes to render") || !strings.Contains(stderr, "meta.mid") {
+		t.Errorf("no notes: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runCLI("render", writeScore(t, "day.mid", lateNote(24*3600)), "-o", out, "--builtin")
+	if code != 1 || !strings.Contains(stderr, "24:00:0") || !strings.Contains(stderr, "too long for a WAV file") || !strings.Contains(stderr, "6:45:") {
+		t.Errorf("24 h: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a WAV was written")
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(m) != 0 {
+		t.Errorf("left %v", m)
+	}
+	_, err := RenderScore(context.Background(), lateNote(MaxInMemorySeconds+10), RenderOptions{Input: "long", Builtin: true})
+	if err == nil || !strings.Contains(err.Error(), "-o OUT.wav") {
+		t.Errorf("in memory beyond the limit: %v", err)
 	}
 }

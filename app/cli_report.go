@@ -85,22 +85,22 @@ func init() {
 			fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tMODE\tFILES\tPROCESSED\tOK\tFAILED\tSECONDS\tBOTTLENECK")
 			for _, r := range runs {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
-					r.Status, r.Mode, r.Files, r.Processed, r.OK, r.Failed, r.Seconds, r.Bottleneck)
+					Safe(r.Status), Safe(r.Mode), r.Files, r.Processed, r.OK, r.Failed, r.Seconds, Safe(r.Bottleneck)) // stored text
 			}
 			return tw.Flush()
 		}
 		r := runs[0]
-		fmt.Fprintf(env.Stdout, "run %d (%s, %s mode, started %s)\n", r.ID, r.Status, r.Mode, r.Started.Local().Format("2006-01-02 15:04:05"))
+		fmt.Fprintf(env.Stdout, "run %d (%s, %s mode, started %s)\n", r.ID, Safe(r.Status), Safe(r.Mode), r.Started.Local().Format("2006-01-02 15:04:05"))
 		if r.Error != "" {
-			fmt.Fprintf(env.Stdout, "error: %s\n", r.Error)
+			fmt.Fprintf(env.Stdout, "error: %s\n", Safe(r.Error))
 		}
 		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed), %d unchanged, %d removed; %.2f s\n\n",
 			r.Files, r.Processed, r.OK, r.Failed, r.Unchanged, r.Removed, r.Seconds)
 		writeRebarred(env.Stdout, r.Rebarred, r.RebarredFiles)
 		writeStageTable(env.Stdout, r.Stages)
-		fmt.Fprintf(env.Stdout, "\nbottleneck: %s\n", r.Bottleneck)
+		fmt.Fprintf(env.Stdout, "\nbottleneck: %s\n", Safe(r.Bottleneck))
 		for _, s := range r.Suggestions {
-			fmt.Fprintf(env.Stdout, "  - %s\n", s)
+			fmt.Fprintf(env.Stdout, "  - %s\n", Safe(s))
 		}
 		return nil
 	}

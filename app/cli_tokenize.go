@@ -89,7 +89,7 @@ func init() {
 			enc := json.NewEncoder(env.Stdout)
 			return enc.Encode(r)
 		}
-		fmt.Fprintf(env.Stdout, "file:       %s\n", r.File)
+		fmt.Fprintf(env.Stdout, "file:       %s\n", Safe(r.File))
 		fmt.Fprintf(env.Stdout, "tokens:     %d (%d notes, %d bars, vocabulary %d)\n", r.Tokens, r.Notes, r.Bars, r.VocabSize)
 		fmt.Fprintf(env.Stdout, "prefix:     %s\n", strings.Join(r.Prefix, " "))
 		fmt.Fprintf(env.Stdout, "round trip: %.2f%% of notes (%.2f%% with exact durations)\n",

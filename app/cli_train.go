@@ -115,9 +115,12 @@ func init() {
 		if tr == nil {
 			return runErr
 		}
-		if *jsonOut {
+		switch {
+		case *jsonOut:
 			enc.Encode(*tr)
-		} else {
+		case runErr != nil: // not "done": the error follows on stderr
+			fmt.Fprintf(w, "stopped at step %d, train loss %.4f; %s holds the last checkpoint written\n", tr.Steps, tr.TrainLoss, *out)
+		default:
 			fmt.Fprintf(w, "done: %d steps, train loss %.4f, %.0f tokens/s, peak RSS %.0f MB, model in %s\n", tr.Steps, tr.TrainLoss, tr.TokensPerSecond, tr.PeakRSSMB, *out)
 		}
 		return runErr

@@ -41,6 +41,16 @@ func LoadModel(dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
+	if c, err := gpt.ReadConfig(filepath.Join(dir, gpt.ConfigFile)); err == nil {
+		// The weights are read whole, then copied into the model.
+		w := c.TrainContext
+		if w <= 0 {
+			w = c.NPositions
+		}
+		if err := checkMemory("model "+dir, c.InferenceBytes(w)+4*int64(c.NumParams())); err != nil {
+			return nil, err
+		}
+	}
 	be := cpu.New()
 	m, err := gpt.Load(be, dir)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/shirou/gopsutil/v3/mem"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/pipeline"
 	"github.com/amtstudio/amt/engine/text"
@@ -36,8 +37,15 @@ type IngestOptions struct {
 	Workers    pipeline.Workers
 	BatchItems int    // items per commit; 0: 256
 	MappingCSV string // a metadata table for captions (see text.CollectorOptions)
-	Seed       int64
-	Progress   chan<- pipeline.Event // may be nil; sends never block
+	// OnlineText fetches Wikipedia summaries of the pieces' titles into
+	// their captions (rate-limited, cached in the store's cache folder)
+	// for this run; without it the Settings screen's choice
+	// (StudioSettings.OnlineText) decides, off by default.
+	OnlineText bool
+	// WikiEndpoint replaces text.DefaultWikiEndpoint (tests, mirrors).
+	WikiEndpoint string
+	Seed         int64
+	Progress     chan<- pipeline.Event // may be nil; sends never block
 	// Processor replaces the real per-file work (midi, text, token); tests
 	// use it. Vocab is the vocabulary (nil: token.DefaultVocab()).
 	Processor pipeline.Processor
@@ -87,7 +95,11 @@ func Ingest(ctx context.Context, st *storage.Store, opts IngestOptions) (*Ingest
 	proc := opts.Processor
 	embedName := "custom"
 	if proc == nil {
-		col, err := text.NewCollector(root, text.CollectorOptions{MappingCSV: opts.MappingCSV})
+		copts := text.CollectorOptions{MappingCSV: opts.MappingCSV}
+		if copts.Summaries, err = onlineText(st, opts); err != nil {
+			return nil, fmt.Errorf("ingest: %w", err)
+		}
+		col, err := text.NewCollector(root, copts)
 		if err != nil {
 			return nil, fmt.Errorf("ingest: %w", err)
 		}
@@ -155,7 +167,7 @@ func Ingest(ctx context.Context, st *storage.Store, opts IngestOptions) (*Ingest
 		Mode:        opts.Mode,
 		Workers:     workers,
 		ShardDir:    shardDir,
-		ShardPrefix: fmt.Sprintf("r%06d-", run.ID),
+		ShardPrefix: storage.RunShardPrefix(run.ID),
 		CacheFile:   filepath.Join(st.Dir, storage.CacheDir, fmt.Sprintf("pre-%s-%s.bin", vocabHash[:16], embedName)),
 		BatchItems:  opts.BatchItems,
 		Seed:        opts.Seed,
@@ -520,6 +532,7 @@ func ExportDataset(ctx context.Context, st *storage.Store, project, dataset, dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, fmt.Errorf("export: %w", err)
 	}
+	atomicfile.CleanStale(dir)
 	src := st.Abs(ds.ShardDir())
 	vocab, err := os.ReadFile(filepath.Join(src, "vocab.json"))
 	if err != nil {
@@ -570,4 +583,28 @@ func (p *realProcessor) vocabOrDefault() *token.Vocab {
 		return p.vocab
 	}
 	return token.DefaultVocab()
+}
+
+// onlineText returns the summary fetcher an ingestion uses: one when
+// opts.OnlineText is set or the user turned "Fetch text about pieces
+// online" on in Settings, else nil (no network request at all). Answers are
+// cached under the store's cache folder, so a re-import asks again only for
+// new titles.
+func onlineText(st *storage.Store, opts IngestOptions) (*text.Wiki, error) {
+	on := opts.OnlineText
+	if !on {
+		var ss StudioSettings
+		if err := st.View(func(tx *bolt.Tx) error {
+			_, err := storage.Setting(tx, SettingStudio, &ss)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		on = ss.OnlineText
+	}
+	if !on {
+		return nil, nil
+	}
+	return text.NewWiki(text.WikiOptions{Endpoint: opts.WikiEndpoint,
+		Cache: text.FileCache{Dir: filepath.Join(st.Dir, storage.CacheDir, "wiki")}})
 }

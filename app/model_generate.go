@@ -136,6 +136,9 @@ func finishRequest(a token.Attributes, bars int) token.Attributes {
 // prefix stays pinned (condition.Refill). The caller serialises calls on
 // one model.
 func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*PromptResult, error) {
+	if err := checkPromptRequest(req); err != nil { // app/limits.go
+		return nil, err
+	}
 	n := max(req.Candidates, 1)
 	var best *PromptResult
 	tokens := 0
@@ -302,6 +305,9 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if *out == "" {
 		return fmt.Errorf("%w: -o out.mid is required", ErrUsage)
 	}
+	if err := checkGenerate(*bars, *n, *temp, *topK, *topP, *f.candidates, *f.keyBias); err != nil {
+		return err
+	}
 	prompt := ""
 	if len(pos) == 1 {
 		prompt = pos[0]
@@ -325,6 +331,9 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	}
 	if err := midi.WriteFile(*out, r.Score); err != nil {
 		return err
+	}
+	if want := r.Requested.Bars; want > 0 && r.Measured.Bars < float64(want)-0.5 { // the token budget ran out
+		fmt.Fprintf(env.Stderr, "warning: the piece ends after %.0f of the %d bars asked: generation stopped at its token limit (--tokens)\n", r.Measured.Bars, want)
 	}
 	if *wav != "" {
 		if _, err := RenderScore(ctx, r.Score, RenderOptions{Output: *wav}); err != nil {

@@ -52,6 +52,9 @@ func OpenStudio(home string) (*Studio, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.ReadOnly() { // a read-only or full disk: browse what is there
+		return &Studio{Store: st, Home: st.Dir}, nil
+	}
 	if err := st.Update(func(tx *bolt.Tx) error {
 		_, err := storage.EnsureProject(tx, DefaultProject)
 		return err

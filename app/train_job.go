@@ -76,6 +76,9 @@ func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), o
 	if spec.Warmup == 0 {
 		spec.Warmup = max(1, spec.Steps/20)
 	}
+	if err := spec.Validate(); err != nil { // app/limits.go
+		return nil, err
+	}
 	v, err := trainVocab(spec.Data)
 	if err != nil {
 		return nil, err
@@ -95,6 +98,11 @@ func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), o
 		return nil, fmt.Errorf("train: %w", err)
 	}
 	defer be.Close()
+	if choice.Name == "cpu" {
+		if err := checkMemory(fmt.Sprintf("training %s at batch %d × context %d", spec.Preset, spec.Batch, spec.Context), cfg.TrainBytes(spec.Batch, spec.Context)); err != nil {
+			return nil, fmt.Errorf("train: %w", err)
+		}
+	}
 	m, err := gpt.New(be, cfg)
 	if err != nil {
 		return nil, err

@@ -101,6 +101,9 @@ func filter[T any](tx *bolt.Tx, bucket []byte, keep func(v *T) bool) ([]T, error
 func each[T any](tx *bolt.Tx, bucket []byte, fn func(id uint64, v *T) bool) error {
 	c := tx.Bucket(bucket).Cursor()
 	for k, b := c.First(); k != nil; k, b = c.Next() {
+		if len(k) != 8 {
+			return fmt.Errorf("storage: %s: %w: key of %d bytes (ids are 8)", bucket, ErrBadRecord, len(k))
+		}
 		var v T
 		if err := decode(b, &v); err != nil {
 			return fmt.Errorf("storage: %s %d: %w", bucket, btoi(k), err)

@@ -86,12 +86,35 @@ func (s *Store) RemoveShard(rel string) {
 	os.Remove(s.Abs(rel + ".idx"))
 }
 
-// cleanOrphans removes temp files and shard files no record references:
-// what a process killed between writing a file and committing its record
-// leaves behind.
+// cleanOrphans removes what a process killed between writing a file and
+// committing its record leaves behind: temporary files, and shard files no
+// shard record references. It deletes only what the store can prove it
+// wrote: a shard file must lie in the folder of a dataset the store records
+// and carry the name prefix ("r000012-") of an ingestion run the store
+// records for that dataset. Open does not call it on a store it has just
+// created (a lost or emptied amt.db over a full data folder once made every
+// shard an "orphan": 12.7 MB deleted).
 func (s *Store) cleanOrphans() error {
 	known := map[string]bool{}
+	owned := map[string]map[string]bool{} // dataset shard folder → run prefixes
 	if err := s.View(func(tx *bolt.Tx) error {
+		dirs := map[uint64]string{}
+		if err := each(tx, bucketDatasets, func(id uint64, d *Dataset) bool {
+			d.ID = id
+			dirs[id] = d.ShardDir()
+			owned[d.ShardDir()] = map[string]bool{}
+			return true
+		}); err != nil {
+			return err
+		}
+		if err := each(tx, bucketIngestRuns, func(id uint64, r *IngestRun) bool {
+			if dir, ok := dirs[r.DatasetID]; ok {
+				owned[dir][RunShardPrefix(id)] = true
+			}
+			return true
+		}); err != nil {
+			return err
+		}
 		return each(tx, bucketShards, func(_ uint64, sh *Shard) bool {
 			known[sh.Path] = true
 			return true
@@ -121,7 +144,11 @@ func (s *Store) cleanOrphans() error {
 				return nil
 			}
 			rel = filepath.ToSlash(strings.TrimSuffix(rel, ext))
-			if !known[rel] {
+			if known[rel] {
+				return nil
+			}
+			runs := owned[path.Dir(rel)]
+			if prefix, _, ok := strings.Cut(path.Base(rel), "-"); ok && runs[prefix+"-"] {
 				return os.Remove(p)
 			}
 			return nil
@@ -132,3 +159,7 @@ func (s *Store) cleanOrphans() error {
 	}
 	return nil
 }
+
+// RunShardPrefix starts the name of every shard file ingestion run id
+// writes; cleanOrphans recognises the store's own files by it.
+func RunShardPrefix(runID uint64) string { return fmt.Sprintf("r%06d-", runID) }

@@ -21,11 +21,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/amtstudio/amt/engine/atomicfile"
 )
 
 // Bucket names. All are created at open.
@@ -69,6 +73,11 @@ var (
 	ErrNewerSchema  = errors.New("store written by a newer version")
 	ErrBadRecord    = errors.New("bad record")
 	ErrShardChanged = errors.New("shard file does not match its recorded hash")
+	// ErrReadOnly: the store was opened read-only (Open falls back to it
+	// when the folder cannot be written) and was asked to write.
+	ErrReadOnly = errors.New("store is read-only")
+	// ErrCorrupt: the database file is damaged (truncated, overwritten).
+	ErrCorrupt = errors.New("database is damaged")
 )
 
 // lockTimeout bounds how long Open waits for another process's lock.
@@ -76,8 +85,11 @@ var lockTimeout = 500 * time.Millisecond
 
 // Store is an open data directory.
 type Store struct {
-	Dir string
-	db  *bolt.DB
+	Dir      string
+	db       *bolt.DB
+	readOnly bool
+	pid      bool  // this store wrote the PID file
+	bad      error // set once a transaction met a damaged database
 }
 
 // DefaultDir returns the data directory: $AMT_HOME if set; else
@@ -109,7 +121,14 @@ func DefaultDir() (string, error) {
 // it makes Open fail within about a second with an error wrapping ErrInUse
 // that names that process's PID. Open creates every bucket, runs pending
 // migrations, marks runs left "running" by a killed process as interrupted,
-// and removes shard files no record references (left by a killed write).
+// and removes the files a killed write left: temporary files, and shard
+// files no record references whose dataset and ingestion run the store
+// records (what it can prove it wrote; see cleanOrphans).
+//
+// A store that cannot be written (a read-only folder or file system, a
+// full disk) is opened read-only instead (ReadOnly reports it): everything
+// reads, Update fails with ErrReadOnly. A damaged database (truncated,
+// pages overwritten) is an error wrapping ErrCorrupt, never a crash.
 func Open(dir string) (*Store, error) {
 	if dir == "" {
 		var err error
@@ -120,23 +139,48 @@ func Open(dir string) (*Store, error) {
 	for _, d := range []string{dir, filepath.Join(dir, ShardsDir), filepath.Join(dir, CacheDir),
 		filepath.Join(dir, ModelsDir), filepath.Join(dir, PiecesDir)} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
+			if cannotWrite(err) && exists(filepath.Join(dir, DBFile)) {
+				return OpenReadOnly(dir)
+			}
 			return nil, fmt.Errorf("storage: create %s: %w", d, err)
 		}
 	}
 	dbPath := filepath.Join(dir, DBFile)
-	db, err := bolt.Open(dbPath, 0o600, &bolt.Options{Timeout: lockTimeout, FreelistType: bolt.FreelistMapType})
+	// A database that is missing or empty is created now: the data folder
+	// may still hold files of a store that was lost, so nothing is cleaned.
+	fresh := true
+	if fi, err := os.Stat(dbPath); err == nil && fi.Size() > 0 {
+		fresh = false
+	}
+	if err := precheck(dbPath); err != nil {
+		return nil, err
+	}
+	s := &Store{Dir: dir}
+	err := s.protect(func() error {
+		db, err := bolt.Open(dbPath, 0o600, &bolt.Options{Timeout: lockTimeout, FreelistType: bolt.FreelistMapType})
+		s.db = db
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			return nil, inUseError(dir)
 		}
-		return nil, fmt.Errorf("storage: open %s: %w", dbPath, err)
+		if cannotWrite(err) && !fresh {
+			return OpenReadOnly(dir)
+		}
+		return nil, s.openError(dbPath, err)
 	}
-	s := &Store{Dir: dir, db: db}
-	if err := os.WriteFile(filepath.Join(dir, PIDFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("storage: write pid file: %w", err)
+	if err := s.checkSize(dbPath); err != nil {
+		s.Close()
+		return nil, err
 	}
-	if err := db.Update(func(tx *bolt.Tx) error {
+	// The PID file only names the holder in another process's in-use
+	// error: written atomically and best effort (a full disk must not
+	// stop a store from opening, nor leave an empty file).
+	if atomicfile.WriteFile(filepath.Join(dir, PIDFile), []byte(strconv.Itoa(os.Getpid())+"\n")) == nil {
+		s.pid = true
+	}
+	if err := s.Update(func(tx *bolt.Tx) error {
 		for _, b := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return fmt.Errorf("create bucket %s: %w", b, err)
@@ -148,13 +192,134 @@ func Open(dir string) (*Store, error) {
 		return interruptRuns(tx)
 	}); err != nil {
 		s.Close()
+		if cannotWrite(err) && !fresh {
+			return OpenReadOnly(dir)
+		}
+		return nil, s.openError(dbPath, err)
+	}
+	if !fresh {
+		if err := s.cleanOrphans(); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// OpenReadOnly opens an existing store for reading only: no bucket is
+// created, nothing migrated or cleaned, no PID file written; Update fails
+// with ErrReadOnly. It shares the store with other readers. A store whose
+// schema is older than this build's (it needs a migration, which writes)
+// or newer is an error.
+func OpenReadOnly(dir string) (*Store, error) {
+	if dir == "" {
+		var err error
+		if dir, err = DefaultDir(); err != nil {
+			return nil, err
+		}
+	}
+	dbPath := filepath.Join(dir, DBFile)
+	fi, err := os.Stat(dbPath)
+	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dbPath, err)
 	}
-	if err := s.cleanOrphans(); err != nil {
+	if fi.Size() == 0 {
+		return nil, fmt.Errorf("storage: open %s: %w: the file is empty", dbPath, ErrCorrupt)
+	}
+	if err := precheck(dbPath); err != nil {
+		return nil, err
+	}
+	s := &Store{Dir: dir, readOnly: true}
+	err = s.protect(func() error {
+		db, err := bolt.Open(dbPath, 0o400, &bolt.Options{Timeout: lockTimeout, ReadOnly: true, FreelistType: bolt.FreelistMapType})
+		s.db = db
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, inUseError(dir)
+		}
+		return nil, s.openError(dbPath, err)
+	}
+	if err := s.checkSize(dbPath); err != nil {
 		s.Close()
 		return nil, err
 	}
+	if err := s.View(func(tx *bolt.Tx) error {
+		for _, b := range allBuckets {
+			if tx.Bucket(b) == nil {
+				return fmt.Errorf("bucket %s missing: the store needs an upgrade, which a read-only store cannot take", b)
+			}
+		}
+		switch v := SchemaVersion(tx); {
+		case v > CurrentSchema():
+			return fmt.Errorf("%w: schema %d, this build knows up to %d", ErrNewerSchema, v, CurrentSchema())
+		case v < CurrentSchema():
+			return fmt.Errorf("schema %d needs migrating to %d, which a read-only store cannot take", v, CurrentSchema())
+		}
+		return nil
+	}); err != nil {
+		s.Close()
+		return nil, s.openError(dbPath, err)
+	}
 	return s, nil
+}
+
+// ReadOnly reports whether the store was opened read-only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
+func (s *Store) openError(dbPath string, err error) error {
+	if errors.Is(err, ErrCorrupt) {
+		return err
+	}
+	return fmt.Errorf("storage: open %s: %w", dbPath, err)
+}
+
+// checkSize compares the database file with the size its meta page
+// declares: a truncated file would make bbolt read pages that are not
+// there.
+func (s *Store) checkSize(dbPath string) error {
+	fi, err := os.Stat(dbPath)
+	if err != nil {
+		return fmt.Errorf("storage: open %s: %w", dbPath, err)
+	}
+	return s.View(func(tx *bolt.Tx) error {
+		if want := tx.Size(); fi.Size() < want {
+			return fmt.Errorf("storage: %s: %w: the file is %d bytes, its header declares %d (truncated)", dbPath, ErrCorrupt, fi.Size(), want)
+		}
+		return nil
+	})
+}
+
+// protect runs fn, turning a panic or a memory fault inside it (bbolt on a
+// damaged file: a page that is not what it claims, a slice bound from
+// corrupt bytes, a read past a truncated map) into an error wrapping
+// ErrCorrupt. The store then refuses every further transaction with that
+// error.
+func (s *Store) protect(fn func() error) (err error) {
+	if s.bad != nil {
+		return s.bad
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("storage: %s: %w (%v): restore it from a backup, or move the folder away to start afresh", filepath.Join(s.Dir, DBFile), ErrCorrupt, r)
+			s.bad = err
+		}
+	}()
+	return fn()
+}
+
+// cannotWrite reports whether err means the store cannot be written: a
+// read-only file system or file, no permission, a full disk or quota.
+func cannotWrite(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) ||
+		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, bolt.ErrDatabaseReadOnly)
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func inUseError(dir string) error {
@@ -171,17 +336,29 @@ func (s *Store) Close() error {
 	if s == nil || s.db == nil {
 		return nil
 	}
-	os.Remove(filepath.Join(s.Dir, PIDFile))
-	err := s.db.Close()
+	if s.pid {
+		os.Remove(filepath.Join(s.Dir, PIDFile))
+	}
+	db := s.db
 	s.db = nil
-	return err
+	s.bad = nil
+	return s.protect(db.Close)
 }
 
-// Update runs fn in one read-write transaction.
-func (s *Store) Update(fn func(tx *bolt.Tx) error) error { return s.db.Update(fn) }
+// Update runs fn in one read-write transaction. On a read-only store it
+// fails with ErrReadOnly; on a damaged one with ErrCorrupt.
+func (s *Store) Update(fn func(tx *bolt.Tx) error) error {
+	if s.readOnly {
+		return fmt.Errorf("storage: %s: %w (a read-only folder, file system or a full disk); reading still works", s.Dir, ErrReadOnly)
+	}
+	return s.protect(func() error { return s.db.Update(fn) })
+}
 
-// View runs fn in one read-only transaction.
-func (s *Store) View(fn func(tx *bolt.Tx) error) error { return s.db.View(fn) }
+// View runs fn in one read-only transaction (ErrCorrupt on a damaged
+// database).
+func (s *Store) View(fn func(tx *bolt.Tx) error) error {
+	return s.protect(func() error { return s.db.View(fn) })
+}
 
 // Abs returns the absolute path of a path relative to the store.
 func (s *Store) Abs(rel string) string { return filepath.Join(s.Dir, filepath.FromSlash(rel)) }

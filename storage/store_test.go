@@ -307,13 +307,25 @@ func TestOrphanShardFilesRemovedAtOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	sd := filepath.Join(dir, ShardsDir, "ds-000001")
+	other := filepath.Join(dir, ShardsDir, "ds-000007") // no dataset 7 recorded
 	os.MkdirAll(sd, 0o755)
-	for _, n := range []string{"kept.bin", "kept.idx", "orphan.bin", "orphan.idx", "x.bin.123.tmp", "vocab.json"} {
+	os.MkdirAll(other, 0o755)
+	for _, n := range []string{"r000001-kept.bin", "r000001-kept.idx", "r000001-orphan.bin", "r000001-orphan.idx",
+		"r000009-stranger.bin", "foreign.bin", "x.bin.123.tmp", "vocab.json"} {
 		os.WriteFile(filepath.Join(sd, n), []byte("x"), 0o644)
 	}
+	os.WriteFile(filepath.Join(other, "r000001-s0001.bin"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(dir, CacheDir, "c.456.tmp"), []byte("x"), 0o644)
 	s.Update(func(tx *bolt.Tx) error {
-		return PutShard(tx, &Shard{DatasetID: 1, Path: "shards/ds-000001/kept", Live: 1})
+		p, _ := EnsureProject(tx, "p")
+		ds := &Dataset{ProjectID: p.ID, Name: "d"}
+		if err := PutDataset(tx, ds); err != nil || ds.ID != 1 {
+			t.Fatalf("dataset %d: %v", ds.ID, err)
+		}
+		if err := PutIngestRun(tx, &IngestRun{DatasetID: 1, Status: RunDone}); err != nil {
+			t.Fatal(err)
+		}
+		return PutShard(tx, &Shard{DatasetID: 1, Path: "shards/ds-000001/r000001-kept", Live: 1})
 	})
 	s.Close()
 	s, err = Open(dir)
@@ -321,12 +333,19 @@ func TestOrphanShardFilesRemovedAtOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for n, want := range map[string]bool{"kept.bin": true, "kept.idx": true, "vocab.json": true,
-		"orphan.bin": false, "orphan.idx": false, "x.bin.123.tmp": false} {
+	// Removed: the unreferenced files of run 1 of dataset 1 and temp
+	// files. Kept: referenced ones, and those the store cannot prove it
+	// wrote (another run's prefix, no prefix, an unrecorded dataset).
+	for n, want := range map[string]bool{"r000001-kept.bin": true, "r000001-kept.idx": true, "vocab.json": true,
+		"r000001-orphan.bin": false, "r000001-orphan.idx": false, "x.bin.123.tmp": false,
+		"r000009-stranger.bin": true, "foreign.bin": true} {
 		_, err := os.Stat(filepath.Join(sd, n))
 		if (err == nil) != want {
 			t.Errorf("%s exists=%v, want %v", n, err == nil, want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(other, "r000001-s0001.bin")); err != nil {
+		t.Errorf("a file of an unrecorded dataset was removed")
 	}
 	if _, err := os.Stat(filepath.Join(dir, CacheDir, "c.456.tmp")); err == nil {
 		t.Errorf("cache temp file not removed")

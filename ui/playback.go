@@ -71,13 +71,14 @@ func (pb *playback) play(sc *midi.Score, name string, roll *widgets.PianoRoll) {
 			pb.e.setStatus("Cannot play: " + err.Error())
 			return
 		}
-		pb.e.setStatus("Rendering " + name + "…")
-		res, err := app.RenderScore(ctx, sc, app.RenderOptions{Input: name, SoundFont: pb.soundFont()})
+		// Rendered block by block as it plays: memory stays constant
+		// however long the piece.
+		st, res, err := app.StreamScore(sc, app.RenderOptions{Input: name, SoundFont: pb.soundFont()})
 		if err != nil {
 			pb.e.setStatus("Cannot play: " + err.Error())
 			return
 		}
-		p, err := audio.NewPlayer(res.PCM)
+		p, err := audio.NewStreamPlayer(st)
 		if err != nil {
 			pb.e.setStatus("Cannot play: " + err.Error())
 			return

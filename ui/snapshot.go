@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -128,8 +127,10 @@ func init() {
 		if *out == "" {
 			return fmt.Errorf("%w: -o FILE.png is required", app.ErrUsage)
 		}
-		if *w <= 0 || *h <= 0 {
-			return errors.Join(app.ErrUsage, fmt.Errorf("size must be positive, got %dx%d", *w, *h))
+		// A window larger than 8K would ask the headless driver for
+		// gigabytes (100,000 × 100,000 died out of memory).
+		if err := app.FirstError(app.IntIn("width", *w, 1, 8192), app.IntIn("height", *h, 1, 8192)); err != nil {
+			return err
 		}
 		size := fyne.NewSize(float32(*w), float32(*h))
 		var img image.Image

@@ -4,8 +4,9 @@
 // synced, closed and renamed over the target, and the folder is synced so
 // the rename itself survives a power cut.
 //
-// Temporary files are named "." + base + ".*" + TempSuffix, so a store can
-// recognise and remove those a crash left behind. This package imports only
+// Temporary files are named "." + base + "." + PID + "-*" + TempSuffix, so
+// a store can recognise and remove those a crash left behind, and
+// CleanStale those of a process no longer running anywhere else. This package imports only
 // the standard library; every package that writes a file that matters uses
 // it (storage, midi, token, text, audio, pipeline, gpt, ui).
 package atomicfile
@@ -13,6 +14,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // TempSuffix ends the name of every temporary file this package creates.
@@ -42,7 +44,7 @@ func WriteFile(path string, data []byte) error {
 // file beside path (whose folder must exist) and returns its name, for callers that must have several
 // files complete before renaming any (a shard's .bin and .idx).
 func WriteTemp(path string, write func(f *os.File) error) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*"+TempSuffix)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"."+strconv.Itoa(os.Getpid())+"-*"+TempSuffix)
 	if err != nil {
 		return "", err
 	}

@@ -89,16 +89,27 @@ func stoppedPlaying(c *oto.Context) {
 	}
 }
 
-// Player plays one PCM clip. Its methods are safe for concurrent use (the
-// GUI's buttons and its playhead timer call them from different goroutines).
+// Player plays one clip: a PCM in memory or a synth.Stream rendered block
+// by block as it plays (memory constant however long the piece). Its
+// methods are safe for concurrent use (the GUI's buttons and its playhead
+// timer call them from different goroutines).
 type Player struct {
-	ctx  *oto.Context
-	pcm  *synth.PCM
-	src  *pcmReader
-	op   oto.Player
-	mu   sync.Mutex
-	on   bool // counted in playing
-	done chan struct{}
+	ctx    *oto.Context
+	src    source
+	rate   int     // source frames per second
+	frames int64   // source length in frames
+	step   float64 // source frames per device frame
+	op     oto.Player
+	mu     sync.Mutex
+	on     bool // counted in playing
+}
+
+// source serves a clip to oto as float32 little-endian stereo frames at
+// DeviceRate (io.Seeker in bytes of device frames).
+type source interface {
+	io.ReadSeeker
+	played() int64 // device frames handed out
+	ended() bool   // the last Read reached the end
 }
 
 // NewPlayer prepares pcm for playback. It returns ErrNoDevice (wrapped,
@@ -107,11 +118,28 @@ func NewPlayer(pcm *synth.PCM) (*Player, error) {
 	if pcm == nil || pcm.Channels < 1 || pcm.Channels > 2 || pcm.SampleRate <= 0 {
 		return nil, fmt.Errorf("audio: play: need mono or stereo PCM with a sample rate: %w", ErrFormat)
 	}
+	step := float64(pcm.SampleRate) / DeviceRate
+	return newPlayer(&pcmReader{pcm: pcm, step: step}, pcm.SampleRate, int64(pcm.Frames()))
+}
+
+// NewStreamPlayer plays st, rendering it on the driver's goroutine a block
+// at a time as the device asks (the synthesizers run far faster than real
+// time). Duration is the stream's Length (the last note-off); release tails
+// play on past it. The Player owns st from here on.
+func NewStreamPlayer(st *synth.Stream) (*Player, error) {
+	if st == nil || st.SampleRate() <= 0 {
+		return nil, fmt.Errorf("audio: play: need a stream with a sample rate: %w", ErrFormat)
+	}
+	step := float64(st.SampleRate()) / DeviceRate
+	return newPlayer(&streamReader{st: st, step: step, start: st.Position()}, st.SampleRate(), st.Length())
+}
+
+func newPlayer(src source, rate int, frames int64) (*Player, error) {
 	c, err := device()
 	if err != nil {
 		return nil, err
 	}
-	p := &Player{ctx: c, pcm: pcm, src: &pcmReader{pcm: pcm, step: float64(pcm.SampleRate) / DeviceRate}, done: make(chan struct{})}
+	p := &Player{ctx: c, src: src, rate: rate, frames: frames, step: float64(rate) / DeviceRate}
 	p.op = c.NewPlayer(p.src)
 	if bs, ok := p.op.(oto.BufferSizeSetter); ok {
 		bs.SetBufferSize(DeviceRate * 8 / 10) // 0.1 s of stereo float32
@@ -156,12 +184,12 @@ func (p *Player) Stop() {
 func (p *Player) Seek(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	frame := int64(d.Seconds() * float64(p.pcm.SampleRate))
-	frame = min(max(frame, 0), int64(p.pcm.Frames()))
+	frame := int64(d.Seconds() * float64(p.rate))
+	frame = min(max(frame, 0), p.frames)
 	if s, ok := p.op.(io.Seeker); ok {
 		// The oto player drops its buffer and seeks our reader (in bytes of
 		// device frames).
-		s.Seek(int64(math.Round(float64(frame)/p.src.step))*8, io.SeekStart)
+		s.Seek(int64(math.Round(float64(frame)/p.step))*8, io.SeekStart)
 	}
 }
 
@@ -170,14 +198,16 @@ func (p *Player) Seek(d time.Duration) {
 func (p *Player) Position() time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	devFrames := float64(p.src.pos.Load()) - float64(p.op.UnplayedBufferSize())/8
-	sec := max(0, devFrames*p.src.step/float64(p.pcm.SampleRate))
-	return time.Duration(min(sec, p.pcm.Seconds()) * float64(time.Second))
+	devFrames := float64(p.src.played()) - float64(p.op.UnplayedBufferSize())/8
+	sec := max(0, devFrames*p.step/float64(p.rate))
+	return time.Duration(min(sec, p.seconds()) * float64(time.Second))
 }
+
+func (p *Player) seconds() float64 { return float64(p.frames) / float64(p.rate) }
 
 // Duration returns the clip's length.
 func (p *Player) Duration() time.Duration {
-	return time.Duration(p.pcm.Seconds() * float64(time.Second))
+	return time.Duration(p.seconds() * float64(time.Second))
 }
 
 // Playing reports whether sound is being played (false once the clip has
@@ -198,7 +228,7 @@ func (p *Player) Wait(ctx context.Context, progress func(pos, dur time.Duration)
 			p.mu.Lock()
 			p.idle()
 			p.mu.Unlock()
-			return p.src.eof.Load()
+			return p.src.ended()
 		}
 		select {
 		case <-ctx.Done():
@@ -223,14 +253,16 @@ func (p *Player) Err() error {
 	return p.ctx.Err()
 }
 
-// pcmReader serves a clip to oto as float32 little-endian stereo frames at
-// DeviceRate. pos counts device frames handed out.
+// pcmReader serves a PCM clip. pos counts device frames handed out.
 type pcmReader struct {
 	pcm  *synth.PCM
 	step float64 // source frames per device frame
 	pos  atomic.Int64
 	eof  atomic.Bool
 }
+
+func (r *pcmReader) played() int64 { return r.pos.Load() }
+func (r *pcmReader) ended() bool   { return r.eof.Load() }
 
 func (r *pcmReader) Read(b []byte) (int, error) {
 	frames := len(b) / 8
@@ -283,4 +315,108 @@ func (r *pcmReader) Seek(off int64, whence int) (int64, error) {
 	r.pos.Store(off / 8)
 	r.eof.Store(false)
 	return off / 8 * 8, nil
+}
+
+// streamReader serves a synth.Stream, resampled by linear interpolation
+// like pcmReader, keeping only a window of source frames: [base,
+// base+len(win)/2).
+type streamReader struct {
+	mu     sync.Mutex
+	st     *synth.Stream
+	step   float64
+	start  int64 // the stream's position when handed over (device frame 0)
+	pos    atomic.Int64
+	eof    atomic.Bool
+	win    []float32
+	base   int64 // source frame of win[0] (relative to start)
+	srcEOF bool
+	block  []float32
+}
+
+func (r *streamReader) played() int64 { return r.pos.Load() }
+func (r *streamReader) ended() bool   { return r.eof.Load() }
+
+// frame returns source frame i (relative to start) as (l, r), reading more
+// of the stream as needed; ok is false past its end.
+func (r *streamReader) frame(i int64) (l, rr float32, ok bool) {
+	for i >= r.base+int64(len(r.win)/2) {
+		if r.srcEOF {
+			return 0, 0, false
+		}
+		// Drop the frames before i-1 (kept: upsampling reads it again),
+		// keep the rest, append a block.
+		if drop := min(i-1-r.base, int64(len(r.win)/2)); drop > 0 {
+			r.win = append(r.win[:0], r.win[2*drop:]...)
+			r.base += drop
+		}
+		if r.block == nil {
+			r.block = make([]float32, 2*8192) // as RenderTo: the same blocks, the same audio
+		}
+		n, err := r.st.Read(r.block)
+		r.win = append(r.win, r.block[:2*n]...)
+		if err != nil {
+			r.srcEOF = true
+		}
+	}
+	if i < r.base {
+		return 0, 0, false // cannot happen: reads only move forward between seeks
+	}
+	k := 2 * (i - r.base)
+	return r.win[k], r.win[k+1], true
+}
+
+func (r *streamReader) Read(b []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	frames := len(b) / 8
+	if frames == 0 {
+		return 0, nil
+	}
+	pos := r.pos.Load()
+	w := 0
+	for ; w < frames; w++ {
+		src := float64(pos+int64(w)) * r.step
+		i := int64(src)
+		l0, r0, ok := r.frame(i)
+		if !ok {
+			break
+		}
+		l1, r1, ok := r.frame(i + 1)
+		if !ok {
+			l1, r1 = l0, r0
+		}
+		fr := float32(src - float64(i))
+		binary.LittleEndian.PutUint32(b[8*w:], math.Float32bits(l0+(l1-l0)*fr))
+		binary.LittleEndian.PutUint32(b[8*w+4:], math.Float32bits(r0+(r1-r0)*fr))
+	}
+	r.pos.Add(int64(w))
+	if w == 0 {
+		r.eof.Store(true)
+		return 0, io.EOF
+	}
+	return 8 * w, nil
+}
+
+// Seek implements io.Seeker in bytes of device frames; io.SeekEnd counts
+// from the stream's Length.
+func (r *streamReader) Seek(off int64, whence int) (int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := r.pos.Load() * 8
+	switch whence {
+	case io.SeekCurrent:
+		off += cur
+	case io.SeekEnd:
+		off += int64(float64(r.st.Length()-r.start)/r.step) * 8
+	}
+	if off < 0 {
+		return cur, fmt.Errorf("audio: seek before the start")
+	}
+	dev := off / 8
+	srcFrame := int64(float64(dev) * r.step)
+	r.st.SeekFrame(r.start + srcFrame)
+	r.win, r.base, r.srcEOF = r.win[:0], srcFrame, false
+	r.pos.Store(dev)
+	r.eof.Store(false)
+	return dev * 8, nil
 }

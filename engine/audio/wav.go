@@ -1,14 +1,15 @@
 package audio
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 
 	"github.com/amtstudio/amt/engine/atomicfile"
 
-	goaudio "github.com/go-audio/audio"
 	"github.com/go-audio/wav"
 
 	"github.com/amtstudio/amt/engine/synth"
@@ -28,44 +29,156 @@ func Quantize(samples []float32, bits int) []int {
 	fs := fullScale(bits)
 	out := make([]int, len(samples))
 	for i, v := range samples {
-		x := float64(v)
-		switch {
-		case x != x: // NaN
-			x = 0
-		case x > 1:
-			x = 1
-		case x < -1:
-			x = -1
-		}
-		out[i] = int(math.Round(x * fs))
+		out[i] = quantize(v, fs)
 	}
 	return out
+}
+
+func quantize(v float32, fs float64) int {
+	x := float64(v)
+	switch {
+	case x != x: // NaN
+		x = 0
+	case x > 1:
+		x = 1
+	case x < -1:
+		x = -1
+	}
+	return int(math.Round(x * fs))
+}
+
+// ErrTooLong is returned (wrapped) when audio would not fit a WAV file:
+// its RIFF sizes are 32-bit, so the data holds at most MaxWAVData bytes
+// (6 h 45 min of 16-bit stereo at 44.1 kHz, 4 h 30 min at 24-bit).
+var ErrTooLong = errors.New("too long for a WAV file")
+
+// MaxWAVData is the most sample bytes a WAV file can hold: the RIFF size
+// field (36 + data, plus a pad byte when the data is odd) is a uint32.
+const MaxWAVData = 1<<32 - 1 - 36 - 1
+
+// WAVBytes returns the data bytes of frames at channels and bits.
+func WAVBytes(frames int64, channels, bits int) int64 {
+	return frames * int64(channels) * int64(bits/8)
+}
+
+// WAVWriter writes a PCM WAV file block by block, so audio of any length
+// streams through a fixed buffer: NewWAVWriter writes the 44-byte header,
+// Write appends samples, Close fills in the sizes (and is required).
+type WAVWriter struct {
+	w        io.WriteSeeker
+	channels int
+	bits     int
+	fs       float64
+	data     int64 // sample bytes written
+	buf      []byte
+}
+
+// NewWAVWriter starts a WAV file on w (at its current offset 0) of
+// channels at rate and bits 16 or 24.
+func NewWAVWriter(w io.WriteSeeker, rate, channels, bits int) (*WAVWriter, error) {
+	if bits != 16 && bits != 24 {
+		return nil, fmt.Errorf("%d-bit: %w", bits, ErrFormat)
+	}
+	if channels < 1 || channels > 8 || rate <= 0 {
+		return nil, fmt.Errorf("%d channels at %d Hz: %w", channels, rate, ErrFormat)
+	}
+	ww := &WAVWriter{w: w, channels: channels, bits: bits, fs: fullScale(bits)}
+	if _, err := w.Write(ww.header(rate)); err != nil {
+		return nil, err
+	}
+	return ww, nil
+}
+
+// header is the RIFF/WAVE header with the sizes of the data so far.
+func (w *WAVWriter) header(rate int) []byte {
+	h := make([]byte, 44)
+	le := binary.LittleEndian
+	copy(h, "RIFF")
+	le.PutUint32(h[4:], uint32(36+w.data+w.data&1))
+	copy(h[8:], "WAVEfmt ")
+	le.PutUint32(h[16:], 16)
+	le.PutUint16(h[20:], 1) // integer PCM
+	le.PutUint16(h[22:], uint16(w.channels))
+	le.PutUint32(h[24:], uint32(rate))
+	block := w.channels * w.bits / 8
+	le.PutUint32(h[28:], uint32(rate*block))
+	le.PutUint16(h[32:], uint16(block))
+	le.PutUint16(h[34:], uint16(w.bits))
+	copy(h[36:], "data")
+	le.PutUint32(h[40:], uint32(w.data))
+	return h
+}
+
+// Write appends interleaved samples (clipped to [−1, 1]; NaN is silence).
+// It fails with ErrTooLong rather than write past MaxWAVData.
+func (w *WAVWriter) Write(samples []float32) error {
+	bps := w.bits / 8
+	if w.data+int64(len(samples)*bps) > MaxWAVData {
+		return fmt.Errorf("%d bytes of samples: %w (at most %d)", w.data+int64(len(samples)*bps), ErrTooLong, int64(MaxWAVData))
+	}
+	const chunk = 1 << 14
+	for off := 0; off < len(samples); off += chunk {
+		part := samples[off:min(off+chunk, len(samples))]
+		b := w.buf[:0]
+		for _, v := range part {
+			q := quantize(v, w.fs)
+			if bps == 2 {
+				b = append(b, byte(q), byte(q>>8))
+			} else {
+				b = append(b, byte(q), byte(q>>8), byte(q>>16))
+			}
+		}
+		w.buf = b
+		if _, err := w.w.Write(b); err != nil {
+			return err
+		}
+		w.data += int64(len(b))
+	}
+	return nil
+}
+
+// Close pads the data to an even length and writes the final sizes into
+// the header. It does not close the underlying writer.
+func (w *WAVWriter) Close() error {
+	if w.data&1 == 1 {
+		if _, err := w.w.Write([]byte{0}); err != nil {
+			return err
+		}
+	}
+	var sz [4]byte
+	binary.LittleEndian.PutUint32(sz[:], uint32(36+w.data+w.data&1))
+	if _, err := w.w.Seek(4, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := w.w.Write(sz[:]); err != nil {
+		return err
+	}
+	binary.LittleEndian.PutUint32(sz[:], uint32(w.data))
+	if _, err := w.w.Seek(40, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := w.w.Write(sz[:]); err != nil {
+		return err
+	}
+	_, err := w.w.Seek(0, io.SeekEnd)
+	return err
 }
 
 // WriteWAV writes p as a PCM WAV file of bits 16 or 24, atomically (a
 // temporary file beside path, synced, then renamed).
 func WriteWAV(path string, p *synth.PCM, bits int) error {
-	if bits != 16 && bits != 24 {
-		return fmt.Errorf("audio: write %s: %d-bit: %w", path, bits, ErrFormat)
-	}
 	if p.Channels <= 0 || p.SampleRate <= 0 {
 		return fmt.Errorf("audio: write %s: %d channels at %d Hz: %w", path, p.Channels, p.SampleRate, ErrFormat)
 	}
 	err := atomicfile.Write(path, func(f *os.File) error {
-		enc := wav.NewEncoder(f, p.SampleRate, bits, p.Channels, 1)
-		buf := &goaudio.IntBuffer{
-			Format:         &goaudio.Format{NumChannels: p.Channels, SampleRate: p.SampleRate},
-			SourceBitDepth: bits,
+		w, err := NewWAVWriter(f, p.SampleRate, p.Channels, bits)
+		if err != nil {
+			return err
 		}
-		// Write in slices so a long piece does not need a second full copy.
-		const chunk = 1 << 16
-		for off := 0; off < len(p.Samples); off += chunk {
-			buf.Data = Quantize(p.Samples[off:min(off+chunk, len(p.Samples))], bits)
-			if err := enc.Write(buf); err != nil {
-				return err
-			}
+		if err := w.Write(p.Samples); err != nil {
+			return err
 		}
-		return enc.Close()
+		return w.Close()
 	})
 	if err != nil {
 		return fmt.Errorf("audio: write %s: %w", path, err)

@@ -72,19 +72,55 @@ func Preset(name string, vocab int) (Config, error) {
 	return c, c.Validate()
 }
 
-// Validate checks the configuration.
+// Limits of a configuration. They are far above any model this program
+// trains (the base preset: 8 layers, width 512, 1,024 positions) and keep a
+// hostile config.json from asking for more memory than a machine has: the
+// parameters stay under MaxParams (4 GiB of float32), the sampler's
+// attention buffer (heads × positions²) under 2^32 values.
+const (
+	MaxLayers    = 128
+	MaxHeads     = 128
+	MaxEmbd      = 16384
+	MaxPositions = 16384
+	MaxParams    = 1 << 30
+)
+
+// Validate checks the configuration: each number within its range (errors
+// name the key, the value and the range), n_embd a multiple of n_head, and
+// the parameter count and attention buffer within the limits above.
 func (c Config) Validate() error {
+	in := func(key string, v, lo, hi int) error {
+		if v < lo || v > hi {
+			return fmt.Errorf("%w: %s %d outside %d to %d", ErrBadConfig, key, v, lo, hi)
+		}
+		return nil
+	}
+	for _, err := range []error{
+		in("n_layer", c.NLayer, 1, MaxLayers),
+		in("n_head", c.NHead, 1, MaxHeads),
+		in("n_embd", c.NEmbd, 1, MaxEmbd),
+		in("n_positions", c.NPositions, 1, MaxPositions),
+		in("vocab_size", c.VocabSize, 2, 65536),
+	} {
+		if err != nil {
+			return err
+		}
+	}
 	switch {
-	case c.NLayer < 1 || c.NHead < 1 || c.NEmbd < 1 || c.NPositions < 1:
-		return fmt.Errorf("%w: n_layer, n_head, n_embd and n_positions must be ≥ 1 (got %d, %d, %d, %d)", ErrBadConfig, c.NLayer, c.NHead, c.NEmbd, c.NPositions)
 	case c.NEmbd%c.NHead != 0:
 		return fmt.Errorf("%w: n_embd %d is not a multiple of n_head %d", ErrBadConfig, c.NEmbd, c.NHead)
-	case c.VocabSize < 2 || c.VocabSize > 65536:
-		return fmt.Errorf("%w: vocab_size %d outside 2..65536", ErrBadConfig, c.VocabSize)
-	case c.LayerNormEps <= 0:
-		return fmt.Errorf("%w: layer_norm_epsilon %g must be > 0", ErrBadConfig, c.LayerNormEps)
-	case c.NLayer > 1024 || c.NEmbd > 1<<16 || c.NPositions > 1<<20:
-		return fmt.Errorf("%w: implausibly large model (%d layers, width %d, %d positions)", ErrBadConfig, c.NLayer, c.NEmbd, c.NPositions)
+	case !(c.LayerNormEps > 0) || c.LayerNormEps > 1:
+		return fmt.Errorf("%w: layer_norm_epsilon %g outside (0, 1]", ErrBadConfig, c.LayerNormEps)
+	case c.TrainContext < 0 || c.TrainContext > c.NPositions:
+		return fmt.Errorf("%w: amt_train_context %d outside 0 to n_positions %d", ErrBadConfig, c.TrainContext, c.NPositions)
+	}
+	if p := c.NumParams(); p > MaxParams {
+		return fmt.Errorf("%w: %d parameters (%d layers, width %d, vocabulary %d, %d positions): more than the limit of %d",
+			ErrBadConfig, p, c.NLayer, c.NEmbd, c.VocabSize, c.NPositions, MaxParams)
+	}
+	if a := int64(c.NHead) * int64(c.NPositions) * int64(c.NPositions); a > 1<<32 {
+		return fmt.Errorf("%w: attention over %d positions with %d heads needs %d values per sequence, more than the limit of 2^32",
+			ErrBadConfig, c.NPositions, c.NHead, a)
 	}
 	return nil
 }

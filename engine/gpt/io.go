@@ -2,6 +2,7 @@ package gpt
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +71,8 @@ func Load(be nn.Backend, dir string) (*Model, error) {
 // parameter must be present with its exact shape. The tied lm_head.weight and
 // the attention-mask buffers old transformers versions saved are accepted and
 // ignored; names may lack the "transformer." prefix (GPT2Model files). Any
-// other tensor is an error. name is used in errors.
+// other tensor is an error, and so is a NaN or infinite weight
+// (ErrNonFinite). name is used in errors.
 func (m *Model) SetTensors(name string, ts map[string]STensor) error {
 	norm := make(map[string]STensor, len(ts))
 	for k, t := range ts {
@@ -91,6 +93,11 @@ func (m *Model) SetTensors(name string, ts map[string]STensor) error {
 		}
 		if !sameShape(t.Shape, w.Shape) {
 			return fmt.Errorf("%w: %s: tensor %s has shape %v, config wants %v", ErrBadSafetensors, name, w.Name, t.Shape, w.Shape)
+		}
+		for i, v := range t.Data {
+			if v != v || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("%w: %s: tensor %s holds %v at index %d (a diverged or corrupt model)", ErrNonFinite, name, w.Name, v, i)
+			}
 		}
 		copy(host[w.Off:w.Off+w.Size()], t.Data)
 		delete(norm, w.Name)

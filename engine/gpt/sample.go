@@ -169,8 +169,8 @@ func (s *Sampler) Step(tok uint16) ([]float32, error) {
 // them (the EOS that ended generation included). The prompt is pushed into
 // opts.Constraint first.
 func (s *Sampler) Generate(ctx context.Context, prompt []uint16, opts SampleOptions) ([]uint16, error) {
-	if opts.MaxTokens <= 0 {
-		return nil, fmt.Errorf("gpt: MaxTokens must be > 0")
+	if err := opts.Validate(); err != nil {
+		return nil, err
 	}
 	if opts.Constraint != nil {
 		for _, t := range prompt {
@@ -260,7 +260,10 @@ func (s *Sampler) pick(logits []float32, rng *rand.Rand, o SampleOptions) (uint1
 	}
 	best := -1
 	for i, l := range logits {
-		if !math.IsInf(float64(l), -1) && !math.IsNaN(float64(l)) && (best < 0 || l > logits[best]) {
+		if l != l || math.IsInf(float64(l), 1) {
+			return 0, fmt.Errorf("%w: the logit of token %d is %v (a diverged or corrupt model)", ErrNonFinite, i, l)
+		}
+		if !math.IsInf(float64(l), -1) && (best < 0 || l > logits[best]) {
 			best = i
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/amtstudio/amt/internal/fuzzbudget"
 )
 
 var updateTestdata = flag.Bool("update-testdata", false, "rewrite engine/midi/testdata/*.mid from the hand-built and writer-built sources")
@@ -67,45 +69,58 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte("MThd\x00\x00\x00\x06\x00\x01\x00\x01\x00\x60MTrk\x00\x00\x00\x04\x00\xFF\x2F\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse("fuzz.mid", data)
-		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || e.File != "fuzz.mid" || !strings.HasPrefix(err.Error(), "midi: read fuzz.mid: ") {
-				t.Fatalf("error %q (%T) does not name the file", err, err)
-			}
-			if e.Offset > int64(len(data)) {
-				t.Fatalf("offset %d beyond the file (%d bytes): %v", e.Offset, len(data), err)
-			}
-			return
-		}
-		for ti, tr := range s.Tracks {
-			if len(tr.Notes) == 0 || tr.IsDrum != (tr.Channel == 9) || tr.Program < 0 || tr.Program > 127 {
-				t.Fatalf("track %d: %+v", ti, tr)
-			}
-			for i, n := range tr.Notes {
-				if n.Dur < 0 || n.Pitch > 127 || n.Velocity < 1 || n.Velocity > 127 || n.Tick+n.Dur > s.EndTick ||
-					(i > 0 && n.Tick < tr.Notes[i-1].Tick) {
-					t.Fatalf("track %d note %d: %+v (end %d)", ti, i, n, s.EndTick)
-				}
-			}
-		}
-		m := Analyze(s)
-		if m.Notes != s.NoteCount() || m.Polyphony < 0 || (m.Notes > 0 && m.MaxPolyphony < 0) {
-			t.Fatalf("metadata %+v", m)
-		}
-		var buf bytes.Buffer
-		if err := s.Write(&buf); err != nil {
-			if !errors.Is(err, ErrInvalidScore) {
-				t.Fatalf("write: %v", err)
-			}
-			return
-		}
-		back, err := Parse("fuzz.mid", buf.Bytes())
-		if err != nil {
-			t.Fatalf("re-read of written score: %v", err)
-		}
-		if want := expectAfterWrite(s); !reflect.DeepEqual(back, want) {
-			t.Fatalf("round trip differs\n got %+v\nwant %+v", back, want)
-		}
+		fuzzbudget.Check(t, len(data), func() { fuzzParse(t, data) })
 	})
+}
+
+// fuzzParse is one input of FuzzParse.
+func fuzzParse(t *testing.T, data []byte) {
+	// Work linear in the input: the parser's search steps and moved
+	// elements stay under a constant per byte (a note takes ≥ 3 bytes).
+	if p := new(parser); true {
+		p.parse("fuzz.mid", data)
+		if p.probes > len(data)+64 {
+			t.Fatalf("%d search steps for %d bytes: not linear", p.probes, len(data))
+		}
+	}
+	s, err := Parse("fuzz.mid", data)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || e.File != "fuzz.mid" || !strings.HasPrefix(err.Error(), "midi: read fuzz.mid: ") {
+			t.Fatalf("error %q (%T) does not name the file", err, err)
+		}
+		if e.Offset > int64(len(data)) {
+			t.Fatalf("offset %d beyond the file (%d bytes): %v", e.Offset, len(data), err)
+		}
+		return
+	}
+	for ti, tr := range s.Tracks {
+		if len(tr.Notes) == 0 || tr.IsDrum != (tr.Channel == 9) || tr.Program < 0 || tr.Program > 127 {
+			t.Fatalf("track %d: %+v", ti, tr)
+		}
+		for i, n := range tr.Notes {
+			if n.Dur < 0 || n.Pitch > 127 || n.Velocity < 1 || n.Velocity > 127 || n.Tick+n.Dur > s.EndTick ||
+				(i > 0 && n.Tick < tr.Notes[i-1].Tick) {
+				t.Fatalf("track %d note %d: %+v (end %d)", ti, i, n, s.EndTick)
+			}
+		}
+	}
+	m := Analyze(s)
+	if m.Notes != s.NoteCount() || m.Polyphony < 0 || (m.Notes > 0 && m.MaxPolyphony < 0) {
+		t.Fatalf("metadata %+v", m)
+	}
+	var buf bytes.Buffer
+	if err := s.Write(&buf); err != nil {
+		if !errors.Is(err, ErrInvalidScore) {
+			t.Fatalf("write: %v", err)
+		}
+		return
+	}
+	back, err := Parse("fuzz.mid", buf.Bytes())
+	if err != nil {
+		t.Fatalf("re-read of written score: %v", err)
+	}
+	if want := expectAfterWrite(s); !reflect.DeepEqual(back, want) {
+		t.Fatalf("round trip differs\n got %+v\nwant %+v", back, want)
+	}
 }

@@ -3,15 +3,35 @@ package midi
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sync"
 )
 
+// Limits of what Parse takes. Real files are far below them (POP909's
+// largest is 64 KB with 8 tracks); they bound the memory a hostile file can
+// ask for (a 31 MB file of 4.5 M one-note tracks took 1.4 GB to hold).
+const (
+	// MaxFileSize is the largest file Parse reads.
+	MaxFileSize = 64 << 20
+	// MaxTracks is the most Score tracks (SMF track × channel × program)
+	// a file may make.
+	MaxTracks = 1 << 16
+)
+
 // ReadFile reads and parses the Standard MIDI File at path. Errors name the
-// path (see Parse).
+// path (see Parse). A file over MaxFileSize is refused before it is read.
 func ReadFile(path string) (*Score, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("midi: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > MaxFileSize {
+		return nil, &Error{File: path, Track: -1, Offset: -1, Err: fmt.Errorf("%w: %d bytes, more than the %d MB a MIDI file may have", ErrUnsupported, fi.Size(), MaxFileSize>>20)}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("midi: %w", err)
 	}
@@ -48,6 +68,11 @@ func ReadFile(path string) (*Score, error) {
 // chunk's end. Bytes after an end-of-track event inside the chunk are
 // ignored.
 //
+// Parse runs in time linear in the file: each event costs O(1) however many
+// notes of one key overlap or however many (channel, program) tracks an SMF
+// track opens (TestParseLinear* count the steps), and it allocates at most
+// a constant times the file's size.
+//
 // Tracks are ordered by SMF track, then by their first note; each track's
 // notes are sorted by onset (ties keep file order). Tracks without notes are
 // not kept. Start and Duration are filled through the tempo map.
@@ -83,17 +108,36 @@ type parser struct {
 	data   []byte
 	notes  []rawNote
 	groups []noteGroup
-	extra  []int32 // sounding notes beyond the oldest of their key, in onset order
+	// extra holds the sounding notes beyond the oldest of their key, as one
+	// FIFO queue per key linked through next; qhead and qtail hold, per
+	// key, 1 + the index in extra of the queue's first and last entry (0:
+	// empty). A note-on and a note-off each cost O(1) however many notes of
+	// one key overlap (a front-deleting slice made 1 M overlapping notes
+	// quadratic: 76 s).
+	extra  []queued
+	qhead  [16 * 128]int32
+	qtail  [16 * 128]int32
 	counts []int
 	fin    []int32
 	// open holds, per channel<<7|pitch, 1 + the index in notes of the oldest
 	// sounding note of that key (0: none). All zero between tracks.
-	open      [16 * 128]int32
+	open [16 * 128]int32
+	// gidx holds, per channel and program (128: none yet), 1 + the index
+	// in groups of that group of the current SMF track (0: none). All zero
+	// between tracks.
+	gidx      [16][129]int32
+	probes    int // search steps and moved elements (tests check they stay linear in the events)
 	firstProg [16]struct {
 		tick int64
 		prog int
 		set  bool
 	}
+}
+
+// queued is one entry of a key's queue of overlapping sounding notes.
+type queued struct {
+	note int32 // index in notes
+	next int32 // 1 + index in extra of the next entry of the key (0: last)
 }
 
 var parserPool = sync.Pool{New: func() any { return new(parser) }}
@@ -117,6 +161,9 @@ func (p *parser) release() {
 
 func (p *parser) fail(track int, off int, err error) error {
 	clear(p.open[:])
+	clear(p.qhead[:])
+	clear(p.qtail[:])
+	clear(p.gidx[:])
 	return &Error{File: p.name, Track: track, Offset: int64(off), Err: err}
 }
 
@@ -127,8 +174,12 @@ func be16(b []byte) int { return int(b[0])<<8 | int(b[1]) }
 
 func (p *parser) parse(name string, data []byte) (*Score, error) {
 	p.name, p.data = name, data
+	p.probes = 0
 	if len(data) < 4 || string(data[:4]) != "MThd" {
 		return nil, p.fail(-1, -1, ErrNotSMF)
+	}
+	if len(data) > MaxFileSize {
+		return nil, p.fail(-1, -1, fmt.Errorf("%w: %d bytes, more than the %d MB a MIDI file may have", ErrUnsupported, len(data), MaxFileSize>>20))
 	}
 	if len(data) < 14 {
 		return nil, p.fail(-1, len(data), fmt.Errorf("%w header (%d bytes, need 14)", ErrTruncated, len(data)))
@@ -313,7 +364,9 @@ func (p *parser) track(s *Score, tr, start, end int) error {
 			if st>>4 == 0x9 && v > 0 {
 				g := cur[ch]
 				if g < 0 {
-					g = p.group(tr, int(ch), int(prog[ch]), firstGroup, tick)
+					if g = p.group(tr, int(ch), int(prog[ch]), firstGroup, tick); g < 0 {
+						return p.fail(tr, ev, fmt.Errorf("%w: more than %d instrument tracks (track × channel × program)", ErrUnsupported, MaxTracks))
+					}
 					cur[ch] = g
 				}
 				idx := int32(len(notes))
@@ -321,7 +374,7 @@ func (p *parser) track(s *Score, tr, start, end int) error {
 				if open[key] == 0 {
 					open[key] = idx + 1
 				} else {
-					p.extra = append(p.extra, idx)
+					p.enqueue(key, idx)
 				}
 				sounding++
 			} else if o := open[key]; o != 0 {
@@ -329,8 +382,8 @@ func (p *parser) track(s *Score, tr, start, end int) error {
 				n.dur = tick - n.tick
 				open[key] = 0
 				sounding--
-				if len(p.extra) > 0 {
-					p.promote(notes, key)
+				if p.qhead[key] != 0 {
+					p.promote(key)
 				}
 			}
 		case 0xA, 0xB, 0xE:
@@ -366,10 +419,16 @@ func (p *parser) track(s *Score, tr, start, end int) error {
 				open[n.key] = 0
 			}
 		}
+		for _, e := range p.extra {
+			k := notes[e.note].key
+			p.qhead[k], p.qtail[k] = 0, 0
+		}
 		p.extra = p.extra[:0]
 	}
 	for g := int(firstGroup); g < len(p.groups); g++ {
-		p.groups[g].name = name
+		x := &p.groups[g]
+		x.name = name
+		p.gidx[x.channel][progSlot(x.program)] = 0
 	}
 	s.EndTick = max(s.EndTick, tick)
 	return nil
@@ -398,26 +457,51 @@ func vlq(d []byte, pos int) (v uint32, next int, err error) {
 	return 0, pos, fmt.Errorf("%w variable-length quantity (more than 4 bytes)", ErrMalformed)
 }
 
-// promote makes the oldest extra sounding note of key the open one (FIFO).
-func (p *parser) promote(notes []rawNote, key uint16) {
-	for i, idx := range p.extra {
-		if notes[idx].key == key {
-			p.open[key] = idx + 1
-			p.extra = append(p.extra[:i], p.extra[i+1:]...)
-			return
-		}
+// enqueue appends note idx to the queue of key's overlapping notes.
+func (p *parser) enqueue(key uint16, idx int32) {
+	p.extra = append(p.extra, queued{note: idx})
+	e := int32(len(p.extra))
+	if t := p.qtail[key]; t != 0 {
+		p.extra[t-1].next = e
+	} else {
+		p.qhead[key] = e
+	}
+	p.qtail[key] = e
+}
+
+// promote makes the oldest queued sounding note of key the open one (FIFO).
+func (p *parser) promote(key uint16) {
+	p.probes++
+	e := p.extra[p.qhead[key]-1]
+	p.open[key] = e.note + 1
+	p.qhead[key] = e.next
+	if e.next == 0 {
+		p.qtail[key] = 0
 	}
 }
 
-// group returns the group for (track, channel, program), creating it.
+// progSlot is the gidx column of a program (-1, none yet, is 128).
+func progSlot(prog int) int {
+	if prog < 0 {
+		return 128
+	}
+	return prog
+}
+
+// group returns the group for (track, channel, program), creating it; -1
+// when that would make more than MaxTracks.
 func (p *parser) group(tr, ch, prog int, first int32, tick int64) int32 {
-	for g := first; g < int32(len(p.groups)); g++ {
-		if x := &p.groups[g]; x.channel == ch && x.program == prog {
-			return g
-		}
+	p.probes++
+	slot := &p.gidx[ch][progSlot(prog)]
+	if *slot != 0 {
+		return *slot - 1
+	}
+	if len(p.groups) >= MaxTracks {
+		return -1
 	}
 	p.groups = append(p.groups, noteGroup{source: tr, channel: ch, program: prog, first: tick})
-	return int32(len(p.groups) - 1)
+	*slot = int32(len(p.groups))
+	return *slot - 1
 }
 
 // finish resolves programs, merges groups into Score Tracks, lays the notes
@@ -432,20 +516,28 @@ func (p *parser) finish(s *Score) {
 			}
 		}
 	}
+	// Groups of one SMF track are contiguous; after resolving programs two
+	// of them may share (channel, program) and merge. gidx (all zero
+	// between tracks) maps (channel, program) to 1 + the final track within
+	// the current SMF track, and is cleared again for the next one.
 	nt := 0
-	for i := range gs {
-		g := &gs[i]
-		g.final = -1
-		for j := i - 1; j >= 0 && gs[j].source == g.source; j-- {
-			if gs[j].channel == g.channel && gs[j].program == g.program {
-				g.final = gs[j].final
-				break
+	for lo := 0; lo < len(gs); {
+		hi := lo
+		for hi < len(gs) && gs[hi].source == gs[lo].source {
+			g := &gs[hi]
+			p.probes++
+			slot := &p.gidx[g.channel][g.program]
+			if *slot == 0 {
+				*slot = int32(nt + 1)
+				nt++
 			}
+			g.final = int(*slot - 1)
+			hi++
 		}
-		if g.final < 0 {
-			g.final = nt
-			nt++
+		for i := lo; i < hi; i++ {
+			p.gidx[gs[i].channel][gs[i].program] = 0
 		}
+		lo = hi
 	}
 	if nt > 0 {
 		// fin: final track per group; pos: next free slot per final track.

@@ -73,13 +73,16 @@ func (w Workers) Fill(cores int) Workers {
 	d := DefaultWorkers(cores)
 	pick := func(a, b int) int {
 		if a > 0 {
-			return a
+			return min(a, MaxWorkers) // a stored setting is not trusted
 		}
 		return b
 	}
 	return Workers{pick(w.Read, d.Read), pick(w.Parse, d.Parse), pick(w.Text, d.Text),
 		pick(w.Embed, d.Embed), pick(w.Tokenize, d.Tokenize)}
 }
+
+// MaxWorkers bounds a stage's workers (Fill clamps to it).
+const MaxWorkers = 1024
 
 // All sets every stage to n workers (the --workers flag).
 func All(n int) Workers { return Workers{n, n, n, n, n} }

@@ -296,9 +296,17 @@ func scan(root string) ([]*Item, error) {
 	return out, err
 }
 
+// MaxFileSize is the largest file ingestion reads (midi.MaxFileSize, which
+// the parser enforces too): a larger one fails as an item, unread.
+const MaxFileSize = 64 << 20
+
 // readItem reads and hashes a file; same content as stored marks it
 // touched, a cache hit fills it.
 func readItem(it *Item, sink Sink, pc *cache) int64 {
+	if fi, err := os.Stat(it.Abs); err == nil && fi.Size() > MaxFileSize {
+		it.Err = fmt.Errorf("%s: %d bytes, more than the %d MB a file may have", it.Path, fi.Size(), MaxFileSize>>20)
+		return 0
+	}
 	data, err := os.ReadFile(it.Abs)
 	if err != nil {
 		it.Err = fmt.Errorf("%s: %w", it.Path, err)

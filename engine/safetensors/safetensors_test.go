@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/amtstudio/amt/internal/fuzzbudget"
 )
 
 func TestHalfConversions(t *testing.T) {
@@ -132,18 +134,20 @@ func FuzzParse(f *testing.F) {
 	f.Add(stFile(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, 4))
 	f.Add(stFile(`{"__metadata__":{"format":"pt"},"b":{"dtype":"BF16","shape":[2,1],"data_offsets":[0,4]}}`, 4))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ts, _, err := Parse("fuzz", data)
-		if err != nil {
-			return
-		}
-		for _, tn := range ts {
-			n := 1
-			for _, d := range tn.Shape {
-				n *= d
+		fuzzbudget.Check(t, len(data), func() {
+			ts, _, err := Parse("fuzz", data)
+			if err != nil {
+				return
 			}
-			if n != len(tn.Data) {
-				t.Fatalf("tensor %s: %d values for shape %v", tn.Name, len(tn.Data), tn.Shape)
+			for _, tn := range ts {
+				n := 1
+				for _, d := range tn.Shape {
+					n *= d
+				}
+				if n != len(tn.Data) {
+					t.Fatalf("tensor %s: %d values for shape %v", tn.Name, len(tn.Data), tn.Shape)
+				}
 			}
-		}
+		})
 	})
 }

@@ -68,33 +68,45 @@ func LoadSoundFontCached(path string) (*SoundFont, error) {
 	return sf, nil
 }
 
-// New chooses the synthesizer. With builtin set it is the built-in one.
-// Otherwise soundFont (the path from settings or the command line) is used,
-// or, when it is empty, the first SoundFont found in SystemSoundFontDir;
-// with none found, the built-in synthesizer. The returned Renderer is never
-// nil: when the chosen SoundFont cannot be read, warn names the file and the
-// reason and the built-in synthesizer takes over.
-func New(soundFont string, builtin bool, opts Options) (r Renderer, warn error) {
+// New chooses the synthesizer. With builtin set it is the built-in one. A
+// soundFont path (from settings or the command line) is what the user
+// asked for: when it cannot be used (missing, a folder, not a SoundFont,
+// truncated or corrupt, no playable sample) err names the file and the
+// reason, and r is nil. With soundFont empty, the first SoundFont in
+// SystemSoundFontDir that loads is used (warn names those skipped), else the
+// built-in synthesizer. warn also reports a SoundFont whose sample headers
+// are partly out of range (SoundFont.Warning).
+func New(soundFont string, builtin bool, opts Options) (r Renderer, warn, err error) {
 	if builtin {
-		return NewBuiltinRenderer(opts), nil
+		return NewBuiltinRenderer(opts), nil, nil
 	}
-	candidates := []string{soundFont}
-	if soundFont == "" {
-		candidates = FindSoundFonts(SystemSoundFontDir)
+	if soundFont != "" {
+		sf, err := LoadSoundFontCached(soundFont)
+		if err != nil {
+			return nil, nil, err
+		}
+		if sf.Warning != "" {
+			warn = fmt.Errorf("synth: soundfont %s: %s", soundFont, sf.Warning)
+		}
+		return NewSoundFontRenderer(sf, opts), warn, nil
 	}
 	var errs []string
-	for _, p := range candidates {
+	for _, p := range FindSoundFonts(SystemSoundFontDir) {
 		sf, err := LoadSoundFontCached(p)
-		if err == nil {
-			if len(errs) > 0 {
-				warn = fmt.Errorf("synth: skipped %s", strings.Join(errs, "; "))
-			}
-			return NewSoundFontRenderer(sf, opts), warn
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
 		}
-		errs = append(errs, err.Error())
+		if sf.Warning != "" {
+			errs = append(errs, fmt.Sprintf("synth: soundfont %s: %s", p, sf.Warning))
+		}
+		if len(errs) > 0 {
+			warn = fmt.Errorf("%s", strings.Join(errs, "; "))
+		}
+		return NewSoundFontRenderer(sf, opts), warn, nil
 	}
 	if len(errs) > 0 {
 		warn = fmt.Errorf("%s; using the built-in synthesizer", strings.Join(errs, "; "))
 	}
-	return NewBuiltinRenderer(opts), warn
+	return NewBuiltinRenderer(opts), warn, nil
 }

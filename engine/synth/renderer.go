@@ -286,33 +286,61 @@ func (st *Stream) Read(dst []float32) (int, error) {
 	return done, nil
 }
 
-// RenderStream renders a Stream to its end, calling progress (if not nil)
-// about every second of audio with the frames done and Length. It stops
-// with ctx.Err() when cancelled.
-func RenderStream(ctx context.Context, st *Stream, progress func(done, total int64)) (*PCM, error) {
-	est := st.last - st.pos + int64(st.rate)
-	if est < 0 || est > 1<<31 {
-		est = 0
-	}
-	out := &PCM{SampleRate: st.rate, Channels: 2, Samples: make([]float32, 0, 2*est)}
+// MaxFrames returns an upper bound of the frames still to come: to the
+// last note-off plus MaxTail. A caller checks it against its own limit
+// (memory, the WAV format) before rendering.
+func (st *Stream) MaxFrames() int64 { return max(0, st.limit-st.pos) }
+
+// RenderTo renders a Stream to its end in blocks of at most 8,192 frames,
+// passing each to sink (the slice is reused: sink copies what it keeps), so
+// memory stays constant however long the piece. progress (if not nil) is
+// called about every second of audio with the frames done and Length. It
+// returns the frames rendered; it stops with ctx.Err() when cancelled and
+// with sink's error when sink fails.
+func RenderTo(ctx context.Context, st *Stream, sink func(block []float32) error, progress func(done, total int64)) (int64, error) {
 	buf := make([]float32, 2*8192)
+	var frames int64
 	for i := 0; ; i++ {
 		if i%8 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("synth: render: %w", err)
+				return frames, fmt.Errorf("synth: render: %w", err)
 			}
 			if progress != nil {
 				progress(st.pos, st.last)
 			}
 		}
 		n, err := st.Read(buf)
-		out.Samples = append(out.Samples, buf[:2*n]...)
+		if n > 0 {
+			if serr := sink(buf[:2*n]); serr != nil {
+				return frames, serr
+			}
+			frames += int64(n)
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 	}
 	if progress != nil {
 		progress(st.last, st.last)
+	}
+	return frames, nil
+}
+
+// RenderStream renders a Stream to its end into memory (see RenderTo for
+// progress and cancellation). Memory grows with the piece's length, 8
+// bytes a frame: callers bound MaxFrames first, or use RenderTo.
+func RenderStream(ctx context.Context, st *Stream, progress func(done, total int64)) (*PCM, error) {
+	est := st.last - st.pos + int64(st.rate)
+	if est < 0 || est > 1<<31 {
+		est = 0
+	}
+	out := &PCM{SampleRate: st.rate, Channels: 2, Samples: make([]float32, 0, 2*est)}
+	_, err := RenderTo(ctx, st, func(b []float32) error {
+		out.Samples = append(out.Samples, b...)
+		return nil
+	}, progress)
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

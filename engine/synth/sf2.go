@@ -28,7 +28,12 @@ type SoundFont struct {
 	Data    []float32
 	Samples []SampleHeader
 	Presets []Preset
-	byID    map[int]int // bank<<8 | program → index in Presets
+	// Unplayable counts the sample headers whose points lie (partly)
+	// outside the sample data; they are clamped and their notes are silent
+	// or cut. Warning says so in words ("" when every header is fine).
+	Unplayable int
+	Warning    string
+	byID       map[int]int // bank<<8 | program → index in Presets
 }
 
 // SampleHeader is one shdr record, with indices into SoundFont.Data.
@@ -266,6 +271,25 @@ func parseSF2(name string, data []byte) (*SoundFont, error) {
 	if err := sf.parsePdta(pdta, len(data)); err != nil {
 		return nil, err
 	}
+	// A bank whose every region points at empty sample data would render
+	// silence without a word: refuse it; report a partly broken one.
+	regions, playable := 0, 0
+	for _, p := range sf.Presets {
+		for _, r := range p.Regions {
+			regions++
+			if h := sf.Samples[r.Sample]; h.End > h.Start {
+				playable++
+			}
+		}
+	}
+	switch {
+	case regions == 0:
+		return nil, fmt.Errorf("no preset has an instrument zone with a sample: %w", ErrCorrupt)
+	case playable == 0:
+		return nil, fmt.Errorf("no playable sample: the %d sample headers point outside the %d sample points: %w", len(sf.Samples), len(sf.Data), ErrCorrupt)
+	case sf.Unplayable > 0:
+		sf.Warning = fmt.Sprintf("%d of %d sample headers point outside the %d sample points; notes using them are silent or cut", sf.Unplayable, len(sf.Samples), len(sf.Data))
+	}
 	return sf, nil
 }
 
@@ -429,6 +453,9 @@ func (sf *SoundFont) parsePdta(pdta map[string][]byte, dataLen int) error {
 			PitchCorrection: int8(r[41]),
 			Link:            binary.LittleEndian.Uint16(r[42:]),
 			Type:            binary.LittleEndian.Uint16(r[44:]),
+		}
+		if h.End > nData || h.Start >= h.End {
+			sf.Unplayable++
 		}
 		if h.End > nData {
 			h.End = nData

@@ -1,7 +1,9 @@
 package synth
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/midi"
+
+	"github.com/amtstudio/amt/internal/fuzzbudget"
 )
 
 const timGM = "/usr/share/sounds/sf2/TimGM6mb.sf2"
@@ -373,29 +377,80 @@ func TestBuiltinDrums(t *testing.T) {
 }
 
 func TestNewDiscovery(t *testing.T) {
-	if r, warn := New("", true, Options{}); r.Name() != "built-in" || warn != nil {
-		t.Errorf("--builtin: %s, %v", r.Name(), warn)
+	if r, warn, err := New("", true, Options{}); err != nil || r.Name() != "built-in" || warn != nil {
+		t.Errorf("--builtin: %v, %v", warn, err)
 	}
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.sf2")
 	if err := os.WriteFile(good, fixtureSF2(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r, warn := New(good, false, Options{}); warn != nil || !strings.Contains(r.Name(), "Fixture Sine") {
-		t.Errorf("explicit path: %s, %v", r.Name(), warn)
+	if r, warn, err := New(good, false, Options{}); err != nil || warn != nil || !strings.Contains(r.Name(), "Fixture Sine") {
+		t.Errorf("explicit path: %v, %v", warn, err)
 	}
 	bad := filepath.Join(dir, "broken.sf2")
 	os.WriteFile(bad, []byte("RIFF\x10\x00\x00\x00sfbkLIST"), 0o644)
-	r, warn := New(bad, false, Options{})
-	if r.Name() != "built-in" || warn == nil || !strings.Contains(warn.Error(), "broken.sf2") || !strings.Contains(warn.Error(), "built-in") {
-		t.Errorf("broken SoundFont: %s, %v", r.Name(), warn)
-	}
-	if _, warn := New(filepath.Join(dir, "missing.sf2"), false, Options{}); warn == nil || !strings.Contains(warn.Error(), "missing.sf2") {
-		t.Errorf("missing SoundFont: %v", warn)
-	}
 	if got := FindSoundFonts(dir); len(got) != 2 || filepath.Base(got[0]) != "broken.sf2" {
 		t.Errorf("FindSoundFonts = %v", got)
 	}
+}
+
+// TestNewExplicitSoundFontErrors: a SoundFont the user named that cannot be
+// used is an error naming the file and the reason, never a silent fallback
+// (it used to be a warning and exit 0).
+func TestNewExplicitSoundFontErrors(t *testing.T) {
+	dir := t.TempDir()
+	png := filepath.Join(dir, "picture.sf2")
+	os.WriteFile(png, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o644)
+	trunc := filepath.Join(dir, "truncated.sf2")
+	os.WriteFile(trunc, fixtureSF2()[:3000], 0o644)
+	folder := filepath.Join(dir, "folder.sf2")
+	os.Mkdir(folder, 0o755)
+	silent := filepath.Join(dir, "silent.sf2")
+	os.WriteFile(silent, withSampleRange(t, fixtureSF2(), 1<<30, 1<<30+100), 0o644)
+	for _, c := range []struct{ path, reason string }{
+		{filepath.Join(dir, "missing.sf2"), "no such file"},
+		{folder, "is a directory"},
+		{png, "not a SoundFont"},
+		{trunc, "corrupt"},
+		{silent, "no playable sample"},
+	} {
+		r, _, err := New(c.path, false, Options{})
+		if err == nil || r != nil || !strings.Contains(err.Error(), filepath.Base(c.path)) || !strings.Contains(err.Error(), c.reason) {
+			t.Errorf("%s: renderer %v, err %v; want an error naming the file and %q", filepath.Base(c.path), r, err, c.reason)
+		}
+	}
+}
+
+// TestSampleHeadersOutOfRange: a header running past the sample data is
+// clamped, counted and reported in words.
+func TestSampleHeadersOutOfRange(t *testing.T) {
+	sf, err := ParseSoundFont("cut.sf2", withSampleRange(t, fixtureSF2(), 0, fixLen+46+5000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sf.Unplayable != 1 || !strings.Contains(sf.Warning, "1 of 1 sample headers point outside the 2046 sample points") {
+		t.Errorf("unplayable %d, warning %q", sf.Unplayable, sf.Warning)
+	}
+	path := filepath.Join(t.TempDir(), "cut.sf2")
+	os.WriteFile(path, withSampleRange(t, fixtureSF2(), 0, fixLen+46+5000), 0o644)
+	if r, warn, err := New(path, false, Options{}); err != nil || r == nil || warn == nil || !strings.Contains(warn.Error(), "cut.sf2") {
+		t.Errorf("New: warn %v, err %v", warn, err)
+	}
+}
+
+// withSampleRange rewrites the start and end of the fixture's one sample
+// header.
+func withSampleRange(t *testing.T, data []byte, start, end uint32) []byte {
+	t.Helper()
+	data = bytes.Clone(data)
+	i := bytes.Index(data, []byte("sine440"))
+	if i < 0 {
+		t.Fatal("no sample header in the fixture")
+	}
+	binary.LittleEndian.PutUint32(data[i+20:], start)
+	binary.LittleEndian.PutUint32(data[i+24:], end)
+	return data
 }
 
 func pop909(t testing.TB) *midi.Score {
@@ -477,21 +532,23 @@ func FuzzParseSF2(f *testing.F) {
 	f.Add(good[:200])
 	f.Add([]byte("RIFF\x00\x00\x00\x00sfbk"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sf, err := ParseSoundFont("fuzz.sf2", data)
-		if err != nil {
-			return
-		}
-		// Whatever parses must play without panicking.
-		s := NewSoundFontSynth(sf, Options{MaxVoices: 8})
-		for _, p := range sf.Presets[:min(len(sf.Presets), 4)] {
-			s.Program(0, p.Program, p.Bank == 128)
-			s.NoteOn(0, 60, 100)
-			s.NoteOn(0, 100, 20)
-		}
-		buf := make([]float32, 2*256)
-		s.Process(buf)
-		s.Control(0, 123, 0)
-		s.Process(buf)
+		fuzzbudget.Check(t, len(data), func() {
+			sf, err := ParseSoundFont("fuzz.sf2", data)
+			if err != nil {
+				return
+			}
+			// Whatever parses must play without panicking.
+			s := NewSoundFontSynth(sf, Options{MaxVoices: 8})
+			for _, p := range sf.Presets[:min(len(sf.Presets), 4)] {
+				s.Program(0, p.Program, p.Bank == 128)
+				s.NoteOn(0, 60, 100)
+				s.NoteOn(0, 100, 20)
+			}
+			buf := make([]float32, 2*256)
+			s.Process(buf)
+			s.Control(0, 123, 0)
+			s.Process(buf)
+		})
 	})
 }
 

@@ -30,6 +30,10 @@ type Prompt struct {
 	// Density is "sparse" or "dense" when asked; the caller maps it to the
 	// vocabulary's density bins.
 	Density string `json:"density,omitempty"`
+	// Problems name the numbers of tempo, meter and length the prompt gives
+	// that could not be used: out of range, unknown, or two different ones
+	// for one attribute (prompt_check.go). The attribute is then unset.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // tempoTerms map tempo words to a bpm in the range TempoWord names.
@@ -446,6 +450,7 @@ func ParsePrompt(prompt string) Prompt {
 	case hasWord(words, "dense", "busy", "complex", "intricate", "virtuosic", "many notes"):
 		p.Density = "dense"
 	}
+	p.checkNumbers(norm)
 	return p
 }
 

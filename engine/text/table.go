@@ -96,16 +96,20 @@ func loadTable(path, scope, keyColumn string, midiKeys map[string]bool) (*table,
 			return nil, fmt.Errorf("text: metadata table %s: no column %q (columns: %s)", path, keyColumn, strings.Join(header, ", "))
 		}
 	} else {
-		best, bestHits := -1, 0
-		for i := range t.header {
-			hits := 0
-			for _, rec := range recs {
-				if i < len(rec) && (midiKeys[normKey(rec[i])] || midiKeys[normKey(filepath.Base(rec[i]))]) {
-					hits++
+		// One pass over the fields present (columns × rows would be
+		// quadratic in a table of many columns and short rows).
+		hits := make([]int, len(t.header))
+		for _, rec := range recs {
+			for i := 0; i < len(rec) && i < len(hits); i++ {
+				if midiKeys[normKey(rec[i])] || midiKeys[normKey(filepath.Base(rec[i]))] {
+					hits[i]++
 				}
 			}
-			if hits > bestHits || (hits == bestHits && hits > 0 && preferKey(t.header[i], t.header[best])) {
-				best, bestHits = i, hits
+		}
+		best, bestHits := -1, 0
+		for i, h := range hits {
+			if h > bestHits || (h == bestHits && h > 0 && preferKey(t.header[i], t.header[best])) {
+				best, bestHits = i, h
 			}
 		}
 		if best < 0 {

@@ -136,9 +136,16 @@ type Wiki struct {
 	interval time.Duration
 	agent    string
 
-	mu   sync.Mutex
-	next time.Time // earliest start of the next request
+	mu       sync.Mutex
+	next     time.Time // earliest start of the next request
+	failures int       // requests failed in a row
+	lastErr  error
 }
+
+// MaxWikiFailures is how many requests in a row may fail (no network, the
+// endpoint down) before a Wiki stops asking for the rest of its life: an
+// import of 900 files offline must not wait out 900 time-outs.
+const MaxWikiFailures = 3
 
 // ErrWiki marks a failed summary request (network, HTTP status, bad JSON).
 var ErrWiki = errors.New("text: summary request failed")
@@ -205,9 +212,37 @@ func (w *Wiki) Summary(ctx context.Context, title string) (string, error) {
 	if s, ok, err := w.cache.GetSummary(key); err == nil && ok {
 		return s, nil
 	}
+	w.mu.Lock()
+	off, last := w.failures >= MaxWikiFailures, w.lastErr
+	w.mu.Unlock()
+	if off {
+		return "", fmt.Errorf("%w: %s: not asked, %d requests in a row failed (last: %v)", ErrWiki, title, MaxWikiFailures, last)
+	}
 	if err := w.wait(ctx); err != nil {
 		return "", err
 	}
+	sum, err := w.fetch(ctx, title)
+	if ctx.Err() == nil {
+		w.mu.Lock()
+		if err != nil {
+			w.failures++
+			w.lastErr = err
+		} else {
+			w.failures = 0
+		}
+		w.mu.Unlock()
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := w.cache.PutSummary(key, sum); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+// fetch makes one request for title.
+func (w *Wiki) fetch(ctx context.Context, title string) (string, error) {
 	u := w.endpoint + "/page/summary/" + url.PathEscape(strings.ReplaceAll(title, " ", "_"))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -241,9 +276,6 @@ func (w *Wiki) Summary(ctx context.Context, title string) (string, error) {
 		if page.Type != "disambiguation" {
 			sum = strings.TrimSpace(page.Extract)
 		}
-	}
-	if err := w.cache.PutSummary(key, sum); err != nil {
-		return sum, err
 	}
 	return sum, nil
 }

@@ -170,3 +170,34 @@ func TestCollectorSummaries(t *testing.T) {
 }
 
 func midiMetadataZero() (m midi.Metadata) { return m }
+
+// TestWikiStopsAfterFailures: after MaxWikiFailures requests in a row fail
+// (no network, the endpoint down), the Wiki answers at once with an error
+// instead of asking again: an offline import must not wait out a time-out
+// per file.
+func TestWikiStopsAfterFailures(t *testing.T) {
+	t.Parallel()
+	fake := &fakeWiki{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	w, err := NewWiki(WikiOptions{Endpoint: srv.URL + "/api/rest_v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := 0; i < MaxWikiFailures; i++ {
+		if _, err := w.Summary(ctx, "Broken"); !errors.Is(err, ErrWiki) {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	start := time.Now()
+	_, err = w.Summary(ctx, "Greensleeves")
+	if !errors.Is(err, ErrWiki) || !strings.Contains(err.Error(), "in a row failed") || time.Since(start) > 100*time.Millisecond {
+		t.Errorf("after %d failures: %v in %v", MaxWikiFailures, err, time.Since(start))
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if len(fake.paths) != MaxWikiFailures {
+		t.Errorf("%d requests, want %d", len(fake.paths), MaxWikiFailures)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"testing"
+
+	"github.com/amtstudio/amt/internal/fuzzbudget"
 )
 
 // FuzzDecode: any token sequence either fails with an error or decodes to
@@ -22,13 +24,15 @@ func FuzzDecode(f *testing.F) {
 		for i := range seq {
 			seq[i] = binary.LittleEndian.Uint16(data[2*i:]) % uint16(v.Size()+8)
 		}
-		s, _, err := v.Decode(seq)
-		if err != nil {
-			return
-		}
-		var buf bytes.Buffer
-		if err := s.Write(&buf); err != nil {
-			t.Fatalf("decoded score does not write: %v", err)
-		}
+		fuzzbudget.Check(t, len(data), func() {
+			s, _, err := v.Decode(seq)
+			if err != nil {
+				return
+			}
+			var buf bytes.Buffer
+			if err := s.Write(&buf); err != nil {
+				t.Fatalf("decoded score does not write: %v", err)
+			}
+		})
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 )
@@ -100,6 +101,7 @@ func (p piece) len() int { return len(p) / 2 }
 // Dataset is the pieces of a data folder.
 type Dataset struct {
 	pieces []piece
+	from   []*Shard // per piece: its shard, nil in memory
 	shards []*Shard
 	// Skipped lists MIDI files the tokenizer rejected, with the reason.
 	Skipped []string
@@ -148,6 +150,7 @@ func OpenDir(dir string, vocab int, tok Tokenizer) (*Dataset, error) {
 				return nil, fmt.Errorf("%w: %s: piece %d: %v", ErrBadShard, b, i, err)
 			}
 			ds.pieces = append(ds.pieces, p)
+			ds.from = append(ds.from, s)
 		}
 	}
 	if len(mids) > 0 && tok == nil {
@@ -169,6 +172,7 @@ func OpenDir(dir string, vocab int, tok Tokenizer) (*Dataset, error) {
 			return nil, fmt.Errorf("train: %s: tokenizer: %v", m, err)
 		}
 		ds.pieces = append(ds.pieces, p)
+		ds.from = append(ds.from, nil)
 	}
 	if len(ds.pieces) == 0 {
 		ds.Close()
@@ -195,6 +199,7 @@ func NewDataset(pieces [][]uint16) *Dataset {
 			binary.LittleEndian.PutUint16(p[2*i:], t)
 		}
 		ds.pieces = append(ds.pieces, p)
+		ds.from = append(ds.from, nil)
 	}
 	return ds
 }
@@ -229,16 +234,21 @@ func (d *Dataset) Split(valFrac float64, seed uint64) (train, val *Split) {
 	train, val = &Split{}, &Split{}
 	for i, p := range d.pieces {
 		h := mix(seed ^ uint64(i)*0x9e3779b97f4a7c15)
+		side := train
 		if float64(h>>11)/float64(1<<53) < valFrac {
-			val.add(p)
-		} else {
-			train.add(p)
+			side = val
+		}
+		side.add(p)
+		if d.from[i] != nil {
+			side.addShard(d.from[i])
 		}
 	}
 	if len(d.pieces) >= 2 && valFrac > 0 {
 		if len(val.pieces) == 0 {
-			val.add(train.pieces[len(train.pieces)-1])
+			moved := train.pieces[len(train.pieces)-1]
+			val.add(moved)
 			train.pieces, train.cum = train.pieces[:len(train.pieces)-1], train.cum[:len(train.cum)-1]
+			train.total -= moved.len() // a window must not run past the last piece (found by FuzzShard)
 		}
 		if len(train.pieces) == 0 {
 			train.add(val.pieces[0])
@@ -246,6 +256,11 @@ func (d *Dataset) Split(valFrac float64, seed uint64) (train, val *Split) {
 			for _, p := range d.pieces[1:] {
 				val.add(p)
 			}
+		}
+		// A moved piece's shard: both sides may read every shard.
+		for _, s := range d.shards {
+			train.addShard(s)
+			val.addShard(s)
 		}
 	}
 	return train, val
@@ -264,6 +279,16 @@ type Split struct {
 	pieces []piece
 	cum    []int // cum[i] = tokens before piece i
 	total  int
+	shards []*Shard // the mapped shards its pieces live in
+}
+
+func (s *Split) addShard(sh *Shard) {
+	for _, x := range s.shards {
+		if x == sh {
+			return
+		}
+	}
+	s.shards = append(s.shards, sh)
 }
 
 func (s *Split) add(p piece) {
@@ -292,7 +317,8 @@ func (s *Split) window(dst []int32, off int) {
 // Batch fills inputs and targets (B·T each) with batch number k: B windows
 // at offsets drawn from a generator seeded by (seed, k), so a batch depends
 // only on its number and a resumed run sees the same batches.
-func (s *Split) Batch(k, seed uint64, B, T int, inputs, targets, scratch []int32) error {
+func (s *Split) Batch(k, seed uint64, B, T int, inputs, targets, scratch []int32) (err error) {
+	defer s.guard(&err, debug.SetPanicOnFault(true))
 	if s.total < T+1 {
 		return fmt.Errorf("%w: %d tokens, a window needs %d", ErrNoData, s.total, T+1)
 	}
@@ -306,4 +332,43 @@ func (s *Split) Batch(k, seed uint64, B, T int, inputs, targets, scratch []int32
 		copy(targets[b*T:(b+1)*T], w[1:])
 	}
 	return nil
+}
+
+// Read runs fn, which reads the split's pieces (PieceLen, AppendPiece: an
+// Examples implementation), and returns its error, or an error wrapping
+// ErrBadShard that names the shard when a mapped shard file was cut short
+// under it: reading a page a truncated file no longer has faults (SIGBUS),
+// which the runtime turns into a panic here instead of killing the
+// process. Batch reads through the same guard.
+func (s *Split) Read(fn func() error) (err error) {
+	defer s.guard(&err, debug.SetPanicOnFault(true))
+	return fn()
+}
+
+// guard, deferred with the fault mode it replaced, restores that mode and
+// turns a memory fault since into an error naming the shard that changed.
+func (s *Split) guard(err *error, oldMode bool) {
+	debug.SetPanicOnFault(oldMode)
+	r := recover()
+	if r == nil {
+		return
+	}
+	if _, fault := r.(interface{ Addr() uintptr }); !fault {
+		panic(r) // not a fault of the map: a bug, not bad data
+	}
+	*err = s.changedShard(r)
+}
+
+// changedShard names the shard whose file no longer holds what was mapped.
+func (s *Split) changedShard(fault any) error {
+	for _, sh := range s.shards {
+		fi, err := os.Stat(sh.Name)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v while training (%v)", ErrBadShard, sh.Name, err, fault)
+		}
+		if fi.Size() < int64(len(sh.bin)) {
+			return fmt.Errorf("%w: %s was cut to %d bytes while training (%d were mapped): restore it or restart training (%v)", ErrBadShard, sh.Name, fi.Size(), len(sh.bin), fault)
+		}
+	}
+	return fmt.Errorf("%w: a mapped shard could not be read while training (%v)", ErrBadShard, fault)
 }

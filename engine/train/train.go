@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/nn"
 )
@@ -156,8 +157,8 @@ type batch struct {
 func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, error) {
 	o.defaults()
 	B, T := o.Batch, o.Context
-	if B < 1 || T < 1 || o.Steps < 1 {
-		return Result{}, fmt.Errorf("train: steps, batch and context must be ≥ 1 (got %d, %d, %d)", o.Steps, B, T)
+	if err := o.validate(); err != nil {
+		return Result{}, err
 	}
 	if T > m.Config.NPositions {
 		return Result{}, fmt.Errorf("train: context %d exceeds the model's %d positions", T, m.Config.NPositions)
@@ -168,6 +169,7 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
+	atomicfile.CleanStale(o.OutDir) // checkpoints and model files a killed run left half-written
 	trainSplit, valSplit := data.Split(o.ValFrac, o.Seed)
 	if trainSplit.Tokens() < T+1 {
 		return Result{}, fmt.Errorf("%w: the training pieces hold %d tokens, a window of context %d needs %d", ErrNoData, trainSplit.Tokens(), T, T+1)
@@ -213,8 +215,8 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 				return
 			}
 			b.k = k
-			if o.Examples != nil {
-				b.err = o.Examples.Fill(trainSplit, k, o.Seed, B, T, b.inputs, b.targets)
+			if o.Examples != nil { // Read: a shard cut short is an error, not SIGBUS
+				b.err = trainSplit.Read(func() error { return o.Examples.Fill(trainSplit, k, o.Seed, B, T, b.inputs, b.targets) })
 			} else {
 				b.err = trainSplit.Batch(k, o.Seed, B, T, b.inputs, b.targets, scratch)
 			}
@@ -236,7 +238,7 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		for i := 0; i < o.ValBatches; i++ {
 			var err error
 			if o.Examples != nil {
-				err = o.Examples.Fill(valSplit, uint64(i), o.Seed^0x5bd1e995, B, T, valIn, valTg)
+				err = valSplit.Read(func() error { return o.Examples.Fill(valSplit, uint64(i), o.Seed^0x5bd1e995, B, T, valIn, valTg) })
 			} else {
 				err = valSplit.Batch(uint64(i), o.Seed^0x5bd1e995, B, T, valIn, valTg, valScratch)
 			}
@@ -311,6 +313,9 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		}
 		to := time.Now()
 		norm := math.Sqrt(be.SumSquares(m.Grads()))
+		if !finite(loss) || !finite(norm) {
+			return res, fmt.Errorf("train: step %d: loss %v, gradient norm %v: %w (the model diverged or the data is corrupt; nothing was written at this step)", step, loss, norm, ErrNonFinite)
+		}
 		scale := float32(1)
 		if o.Clip > 0 && norm > o.Clip {
 			scale = float32(o.Clip / norm)
@@ -322,6 +327,9 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		be.AdamWUpdate(p.Slice(0, decayEnd), g.Slice(0, decayEnd), mBuf.Slice(0, decayEnd), vBuf.Slice(0, decayEnd), hp)
 		hp.WeightDecay = 0
 		be.AdamWUpdate(p.Slice(decayEnd, n-decayEnd), g.Slice(decayEnd, n-decayEnd), mBuf.Slice(decayEnd, n-decayEnd), vBuf.Slice(decayEnd, n-decayEnd), hp)
+		if ss := be.SumSquares(p); !finite(ss) {
+			return res, fmt.Errorf("train: step %d: the update at learning rate %g made the parameters %v: %w (nothing was written at this step)", step, lr, ss, ErrNonFinite)
+		}
 		stage.Optimizer = time.Since(to).Seconds()
 		st.Step = step
 		res.Steps++
