@@ -263,8 +263,9 @@ static CUresult amt_launch(CUfunction f, unsigned int gx, unsigned int gy, unsig
 		CUstream s, amt_args* a, int n) {
 	CUresult r = amt_ctx();
 	if (r) return r;
-	void* params[24];
+	void* params[25];
 	for (int i = 0; i < n; i++) params[i] = &a->v[i];
+	params[n] = 0;
 	return api.cuLaunchKernel(f, gx, gy, 1, bx, 1, 1, smem, s, params, 0);
 }
 

@@ -26,7 +26,11 @@ import (
 
 func openGPU(tb testing.TB, p cuda.Precision) *cuda.Backend {
 	tb.Helper()
-	be, err := cuda.Open(cuda.Options{Precision: p})
+	o := cuda.Options{Precision: p}
+	if d := os.Getenv("AMT_CUDA_EMU"); d != "" {
+		o.DriverPath, o.CublasPath = d+"/libcuda.so.1", d+"/libcublas.so.12"
+	}
+	be, err := cuda.Open(o)
 	if err != nil {
 		tb.Skipf("no GPU backend: %v", err)
 	}
