@@ -576,6 +576,7 @@ API CUresult cuDevicePrimaryCtxRetain(void** ctx, CUdevice d) {
     LOCK;
     if (!initialized) return misuse("cuDevicePrimaryCtxRetain", E_NOT_INITIALIZED, "cuInit has not been called");
     if (d < 0 || d >= device_count()) return E_INVALID_DEVICE;
+    if (int r = injected("cuDevicePrimaryCtxRetain", E_OUT_OF_MEMORY)) return r;
     Device& dv = devices[d];
     if (dv.refs == 0) {
         dv.primary = new Ctx{d};
@@ -1008,6 +1009,12 @@ API CUresult cuLaunchKernel(void* hf, unsigned gx, unsigned gy, unsigned gz, uns
     bool sync = f->e->sync;
     std::string name = f->name;
     o.fn = [c, k, args, gx, gy, gz, bx, by, bz, sync, name]() {
+        // AMT_EMU_FAIL=kernel/NAME:N makes the Nth run of a kernel fault
+        // on the device: the error surfaces at the next synchronisation.
+        if (int r = injected(("kernel/" + name).c_str(), E_LAUNCH_FAILED)) {
+            c->sticky = r;
+            return;
+        }
         std::string fault = run_grid(*k, args.data(), gx, gy, gz, bx, by, bz, sync);
         if (!fault.empty()) {
             report("fault", "kernel " + name, fault);

@@ -23,6 +23,9 @@ struct Kernel {
 // kernels.cpp: the table of every CPU-built kernel.
 const Kernel* find_kernel(const char* name);
 std::vector<const Kernel*> all_kernels();
+// add_kernel makes a kernel findable by name (the emulator's self-test adds
+// its own; k must outlive every use).
+void add_kernel(const Kernel* k);
 
 // fiber.cpp: runs a grid. fibers: whether the kernel synchronises (bar.sync
 // or shfl.sync in its PTX); without them the threads run one after another

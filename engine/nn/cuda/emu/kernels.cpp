@@ -99,11 +99,20 @@ const std::vector<Kernel>& table() {
     return t;
 }
 
+std::vector<const Kernel*>& extra() {
+    static std::vector<const Kernel*> e;
+    return e;
+}
+
 }  // namespace
+
+void add_kernel(const Kernel* k) { extra().push_back(k); }
 
 const Kernel* find_kernel(const char* name) {
     for (const Kernel& k : table())
         if (std::strcmp(k.name, name) == 0) return &k;
+    for (const Kernel* k : extra())
+        if (std::strcmp(k->name, name) == 0) return k;
     return nullptr;
 }
 
