@@ -56,9 +56,14 @@ $(EMU)/selftest: $(EMU_DEPS)
 
 emu: $(EMU)/libamtcudaemu.so $(EMU)/selftest
 
+# Reports of tests that do not collect their own land in reports.log: any
+# misuse or fault there fails the target.
 gpu-emu: emu
 	$(EMU)/selftest engine/nn/cuda/kernels
-	AMT_CUDA_EMU=$(CURDIR)/$(EMU) $(GO) test -count=1 -timeout 15m -tags cuda $(GPU_PKGS)
+	@rm -f $(EMU)/reports.log
+	AMT_CUDA_EMU=$(CURDIR)/$(EMU) AMT_EMU_LOG=$(CURDIR)/$(EMU)/reports.log $(GO) test -count=1 -timeout 15m -tags cuda $(GPU_PKGS)
+	AMT_CUDA_EMU=$(CURDIR)/$(EMU) AMT_EMU_LOG=$(CURDIR)/$(EMU)/reports.log $(GO) test -count=1 -timeout 15m -tags cuda -run GPU ./app
+	@if grep -E " (misuse|fault): " $(EMU)/reports.log 2>/dev/null; then echo "gpu-emu: the CUDA emulator reported the above"; exit 1; fi
 
 fuzz:
 	@for pt in $(FUZZ); do \
