@@ -150,7 +150,7 @@ func RunStages(r *TrainResult) []storage.StageStat {
 func FiguresOfRun(r storage.TrainRun, metrics map[string][2][]float64) TrainFigures {
 	f := TrainFigures{Label: fmt.Sprintf("run %d", r.ID)}
 	var cfg TrainJobConfig
-	if json.Unmarshal(r.Config, &cfg) == nil {
+	if json.Unmarshal(r.Config, &cfg) == nil && cfg.Spec.Batch > 0 {
 		s := cfg.Spec
 		c := TrainBenchConfig{Batch: s.Batch, Accum: max(1, s.Accum), Prefetch: s.Prefetch, LoaderWorkers: s.LoaderWorkers,
 			Threads: s.Workers, Device: s.Device, Precision: s.Precision}
@@ -197,8 +197,8 @@ func FiguresOfRun(r storage.TrainRun, metrics map[string][2][]float64) TrainFigu
 			f.Stage.Optimizer = v
 		}
 	}
-	if f.TokensPerSecond > 0 && len(r.Stages) > 0 {
-		f.StepSeconds = f.Stage.Data + f.Stage.H2D + f.Stage.Forward + f.Stage.Backward + f.Stage.Optimizer
+	if tokens := cfg.Spec.Batch * cfg.Spec.Context * max(1, cfg.Spec.Accum); f.TokensPerSecond > 0 && tokens > 0 {
+		f.StepSeconds = float64(tokens) / f.TokensPerSecond
 	}
 	return f
 }
@@ -213,46 +213,47 @@ func Speedup(a, b TrainFigures) float64 {
 }
 
 // WriteTrainComparison prints figures side by side (tokens/s, step time and
-// its stages, per step) and, for two, the speed-up of the second over the
-// first.
+// its stages, per step), for two the speed-up of the second over the
+// first, and then each one's configuration and device.
 func WriteTrainComparison(w io.Writer, figs ...TrainFigures) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	row := func(name string, cell func(f TrainFigures) string) {
-		fmt.Fprint(tw, name)
+		fmt.Fprint(tw, name+"\t")
 		for _, f := range figs {
-			fmt.Fprint(tw, "\t"+cell(f))
+			fmt.Fprint(tw, cell(f)+"\t")
 		}
 		fmt.Fprintln(tw)
 	}
 	ms := func(v float64) string { return fmt.Sprintf("%.1f ms", v*1000) }
 	row("", func(f TrainFigures) string { return f.Label })
-	row("config", func(f TrainFigures) string { return f.Config })
-	if figs[0].Device != "" || len(figs) > 1 && figs[1].Device != "" {
-		row("device", func(f TrainFigures) string { return f.Device })
-	}
 	row("tokens/s", func(f TrainFigures) string { return fmt.Sprintf("%.0f", f.TokensPerSecond) })
 	row("step", func(f TrainFigures) string { return ms(f.StepSeconds) })
-	row("  data wait", func(f TrainFigures) string { return ms(f.Stage.Data) })
-	row("  host→device", func(f TrainFigures) string {
+	row("data wait", func(f TrainFigures) string { return ms(f.Stage.Data) })
+	row("host→device", func(f TrainFigures) string {
 		if !f.Stage.Device {
 			return "–"
 		}
 		return ms(f.Stage.H2D)
 	})
-	row("  forward", func(f TrainFigures) string { return ms(f.Stage.Forward) })
-	row("  backward", func(f TrainFigures) string { return ms(f.Stage.Backward) })
-	row("  optimizer", func(f TrainFigures) string { return ms(f.Stage.Optimizer) })
-	row("stage times", func(f TrainFigures) string {
-		if f.Stage.Device {
-			return "device events"
-		}
-		return "host clock"
-	})
+	row("forward", func(f TrainFigures) string { return ms(f.Stage.Forward) })
+	row("backward", func(f TrainFigures) string { return ms(f.Stage.Backward) })
+	row("optimizer", func(f TrainFigures) string { return ms(f.Stage.Optimizer) })
 	tw.Flush()
 	if len(figs) == 2 {
 		if s := Speedup(figs[0], figs[1]); s > 0 {
 			fmt.Fprintf(w, "speed-up: %s is %.2f× %s (tokens/s)\n", figs[1].Label, s, figs[0].Label)
 		}
+	}
+	for _, f := range figs {
+		clock := "host clock"
+		if f.Stage.Device {
+			clock = "device events"
+		}
+		fmt.Fprintf(w, "%s: %s; stage times from the %s", f.Label, f.Config, clock)
+		if f.Device != "" {
+			fmt.Fprintf(w, "; %s", f.Device)
+		}
+		fmt.Fprintln(w)
 	}
 }
 

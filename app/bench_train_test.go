@@ -47,13 +47,13 @@ func TestFiguresOfEvents(t *testing.T) {
 // A stored run gives the same figures: the harmonic mean of its per-step
 // rates after the first, its stage totals over the steps they cover.
 func TestFiguresOfRunAndComparison(t *testing.T) {
-	cfg, _ := json.Marshal(TrainJobConfig{Spec: TrainSpec{Batch: 8, Accum: 2, Device: "cuda", Precision: "bf16"}})
+	cfg, _ := json.Marshal(TrainJobConfig{Spec: TrainSpec{Batch: 8, Context: 64, Accum: 2, Device: "cuda", Precision: "bf16"}})
 	run := storage.TrainRun{ID: 7, Config: cfg, Stages: RunStages(&TrainResult{Steps: 10, StartStep: 6,
 		StageSeconds: train.StageSeconds{Data: 0.4, H2D: 0.04, Forward: 2, Backward: 4, Optimizer: 0.4, Device: true}})}
 	ms := map[string][2][]float64{"tokens_per_s": {{1, 2, 3}, {50, 1000, 500}}}
 	f := FiguresOfRun(run, ms)
-	if f.Label != "run 7" || f.Steps != 2 || math.Abs(f.TokensPerSecond-2000.0/3) > 1e-9 {
-		t.Errorf("figures %+v: want 2 steps at 666.67 tokens/s (the first step left out)", f)
+	if f.Label != "run 7" || f.Steps != 2 || math.Abs(f.TokensPerSecond-2000.0/3) > 1e-9 || math.Abs(f.StepSeconds-1.536) > 1e-9 {
+		t.Errorf("figures %+v: want 2 steps at 666.67 tokens/s (the first step left out), 1.536 s a step (8·64·2 tokens)", f)
 	}
 	if !f.Stage.Device || f.Stage.H2D != 0.01 || f.Stage.Forward != 0.5 || !strings.Contains(f.Config, "batch=8 accum=2") || !strings.Contains(f.Config, "precision=bf16") {
 		t.Errorf("stages per step %+v, config %q", f.Stage, f.Config)
@@ -64,7 +64,7 @@ func TestFiguresOfRunAndComparison(t *testing.T) {
 	}
 	var out bytes.Buffer
 	WriteTrainComparison(&out, f, g)
-	for _, want := range []string{"tokens/s", "667", "1000", "host→device", "10.0 ms", "500.0 ms", "device events", "host clock", "speed-up: run 8 is 1.50× run 7"} {
+	for _, want := range []string{"tokens/s", "667", "1000", "host→device", "10.0 ms", "1536.0 ms", "500.0 ms", "device events", "host clock", "speed-up: run 8 is 1.50× run 7"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("comparison lacks %q:\n%s", want, out.String())
 		}
@@ -101,7 +101,7 @@ func TestBenchTrainCompareCommand(t *testing.T) {
 	}
 	code, so, _ = runCLI("bench", "train", "--data", data, "--preset", "tiny", "--context", "32", "--steps", "2", "--warmup", "0",
 		"--compare", "batch=2 threads=1")
-	if code != 0 || !strings.Contains(so, "speed-up: B is") || !strings.Contains(so, "batch=8 accum=1") {
+	if code != 0 || !strings.Contains(so, "speed-up: B is") || !strings.Contains(so, "A: batch=8 accum=1") {
 		t.Errorf("text form (one configuration against the defaults), exit %d:\n%s", code, so)
 	}
 	if code, _, se = runCLI("bench", "train", "--data", data, "--compare", "a", "b", "c"); code != 2 {
