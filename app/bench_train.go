@@ -94,7 +94,10 @@ type TrainFigures struct {
 	Device          string  `json:"device,omitempty"` // the backend opened and why, when known
 	Steps           int     `json:"steps"`            // steps measured
 	TokensPerSecond float64 `json:"tokens_per_second"`
-	StepSeconds     float64 `json:"step_seconds"`
+	// Spread is [worst, best] tokens/s over the rounds of `amt bench
+	// train --rounds` (the figures are the best round's).
+	Spread      [2]float64 `json:"tokens_per_second_spread,omitempty"`
+	StepSeconds float64    `json:"step_seconds"`
 	// Stage is seconds per step; on a GPU the times other than data wait
 	// are the device's (Stage.Device).
 	Stage train.StageSeconds `json:"stage_seconds_per_step"`
@@ -227,6 +230,9 @@ func WriteTrainComparison(w io.Writer, figs ...TrainFigures) {
 	ms := func(v float64) string { return fmt.Sprintf("%.1f ms", v*1000) }
 	row("", func(f TrainFigures) string { return f.Label })
 	row("tokens/s", func(f TrainFigures) string { return fmt.Sprintf("%.0f", f.TokensPerSecond) })
+	if figs[0].Spread[0] > 0 && figs[0].Spread[0] != figs[0].Spread[1] {
+		row("worst round", func(f TrainFigures) string { return fmt.Sprintf("%.0f", f.Spread[0]) })
+	}
 	row("step", func(f TrainFigures) string { return ms(f.StepSeconds) })
 	row("data wait", func(f TrainFigures) string { return ms(f.Stage.Data) })
 	row("host→device", func(f TrainFigures) string {
@@ -264,41 +270,36 @@ type TrainBench struct {
 	Context int            `json:"context"`
 	Steps   int            `json:"steps"`  // measured per configuration
 	Warmup  int            `json:"warmup"` // steps run first and left out
+	Rounds  int            `json:"rounds"` // A, B, A, B, …: the best round of each is reported
 	Runs    []TrainFigures `json:"runs"`
 	Speedup float64        `json:"speedup,omitempty"` // second over first
 }
 
 // BenchTrain trains each configuration for warmup+steps steps on the same
-// data, model and seed, and measures the steps after the warm-up.
-func BenchTrain(ctx context.Context, data, preset string, context_, steps, warmup int, seed uint64, cfgs []TrainBenchConfig) (TrainBench, error) {
-	r := TrainBench{Data: data, Preset: preset, Context: context_, Steps: steps, Warmup: warmup}
-	for i, c := range cfgs {
-		if err := ctx.Err(); err != nil {
-			return r, err
-		}
-		out, err := os.MkdirTemp("", "amt-bench-train-")
-		if err != nil {
-			return r, err
-		}
-		spec := DefaultTrainSpec()
-		spec.Data, spec.Out, spec.Preset, spec.Context, spec.Seed = data, out, preset, context_, seed
-		spec.Steps, spec.ValEvery, spec.CheckpointEvery = warmup+steps, 0, 0 // validation and checkpoint only at the end
-		spec.Batch, spec.Accum, spec.Prefetch, spec.LoaderWorkers = c.Batch, c.Accum, c.Prefetch, c.LoaderWorkers
-		spec.Workers, spec.Device, spec.Precision = c.Threads, c.Device, c.Precision
-		var events []train.Event
-		device := ""
-		_, err = TrainModel(ctx, spec, func(s TrainStart) { device = s.Device }, func(e train.Event) {
-			if e.Step > warmup {
-				events = append(events, e)
+// data, model and seed, and measures the steps after the warm-up; with
+// rounds > 1 the configurations take turns that many times (so a busy
+// machine's noise falls on both) and each one's best round is kept.
+func BenchTrain(ctx context.Context, data, preset string, context_, steps, warmup, rounds int, seed uint64, cfgs []TrainBenchConfig) (TrainBench, error) {
+	rounds = max(1, rounds)
+	r := TrainBench{Data: data, Preset: preset, Context: context_, Steps: steps, Warmup: warmup, Rounds: rounds}
+	r.Runs = make([]TrainFigures, len(cfgs))
+	for round := 0; round < rounds; round++ {
+		for i, c := range cfgs {
+			f, err := benchTrainOnce(ctx, data, preset, context_, steps, warmup, seed, c)
+			if err != nil {
+				return r, fmt.Errorf("bench train: configuration %d (%s): %w", i+1, c, err)
 			}
-		})
-		os.RemoveAll(out)
-		if err != nil {
-			return r, fmt.Errorf("bench train: configuration %d (%s): %w", i+1, c, err)
+			f.Label = string(rune('A' + i))
+			best := &r.Runs[i]
+			lo, hi := f.TokensPerSecond, f.TokensPerSecond
+			if round > 0 {
+				lo, hi = min(lo, best.Spread[0]), max(hi, best.Spread[1])
+			}
+			if round == 0 || f.TokensPerSecond > best.TokensPerSecond {
+				*best = f
+			}
+			best.Spread = [2]float64{lo, hi}
 		}
-		f := figuresOf(events, c.Batch*context_*c.Accum)
-		f.Label, f.Config, f.Device = string(rune('A'+i)), c.String(), device
-		r.Runs = append(r.Runs, f)
 	}
 	if len(r.Runs) == 2 {
 		r.Speedup = Speedup(r.Runs[0], r.Runs[1])
@@ -306,10 +307,39 @@ func BenchTrain(ctx context.Context, data, preset string, context_, steps, warmu
 	return r, nil
 }
 
+func benchTrainOnce(ctx context.Context, data, preset string, context_, steps, warmup int, seed uint64, c TrainBenchConfig) (TrainFigures, error) {
+	if err := ctx.Err(); err != nil {
+		return TrainFigures{}, err
+	}
+	out, err := os.MkdirTemp("", "amt-bench-train-")
+	if err != nil {
+		return TrainFigures{}, err
+	}
+	spec := DefaultTrainSpec()
+	spec.Data, spec.Out, spec.Preset, spec.Context, spec.Seed = data, out, preset, context_, seed
+	spec.Steps, spec.ValEvery, spec.CheckpointEvery = warmup+steps, 0, 0 // validation and checkpoint only at the end
+	spec.Batch, spec.Accum, spec.Prefetch, spec.LoaderWorkers = c.Batch, c.Accum, c.Prefetch, c.LoaderWorkers
+	spec.Workers, spec.Device, spec.Precision = c.Threads, c.Device, c.Precision
+	var events []train.Event
+	device := ""
+	_, err = TrainModel(ctx, spec, func(s TrainStart) { device = s.Device }, func(e train.Event) {
+		if e.Step > warmup {
+			events = append(events, e)
+		}
+	})
+	os.RemoveAll(out)
+	if err != nil {
+		return TrainFigures{}, err
+	}
+	f := figuresOf(events, c.Batch*context_*c.Accum)
+	f.Config, f.Device = c.String(), device
+	return f, nil
+}
+
 func init() {
 	c := &Command{
 		Name:  "train",
-		Usage: "bench train --data DIR [--preset small] [--context 256] [--steps 10] [--warmup 2] [--json] [--compare] [CONFIG [CONFIG]]",
+		Usage: "bench train --data DIR [--preset small] [--context 256] [--steps 10] [--warmup 2] [--rounds N] [--json] [--compare] [CONFIG [CONFIG]]",
 		Summary: "training speed of one configuration, or of two on the same data with --compare (tokens/s, stage times, speed-up); " +
 			"CONFIG is key=value pairs: batch, accum, prefetch, loaders, threads, device, precision (e.g. \"batch=8 accum=2 device=cuda precision=bf16\")",
 	}
@@ -320,6 +350,7 @@ func init() {
 		ctxLen := fs.Int("context", 256, "tokens per sequence (T)")
 		steps := fs.Int("steps", 10, "steps measured per configuration")
 		warmup := fs.Int("warmup", 2, "steps run first and left out of the figures")
+		rounds := fs.Int("rounds", 1, "configurations take turns this many times; each one's best round is reported")
 		seed := fs.Uint64("seed", 1, "seed of initialization and batches (the same for every configuration)")
 		compare := fs.Bool("compare", false, "measure two configurations and the speed-up of the second over the first")
 		jsonOut := fs.Bool("json", false, "print JSON")
@@ -357,7 +388,7 @@ func init() {
 		if len(cfgs) == 0 {
 			cfgs = []TrainBenchConfig{DefaultTrainBenchConfig()}
 		}
-		r, err := BenchTrain(ctx, *data, *preset, *ctxLen, *steps, *warmup, *seed, cfgs)
+		r, err := BenchTrain(ctx, *data, *preset, *ctxLen, *steps, *warmup, *rounds, *seed, cfgs)
 		if err != nil {
 			return err
 		}
@@ -366,7 +397,7 @@ func init() {
 			enc.SetIndent("", "  ")
 			return enc.Encode(r)
 		}
-		fmt.Fprintf(env.Stdout, "data %s, preset %s, context %d: %d steps measured after %d warm-up, same seed\n", r.Data, r.Preset, r.Context, r.Steps, r.Warmup)
+		fmt.Fprintf(env.Stdout, "data %s, preset %s, context %d: %d steps measured after %d warm-up, same seed, best of %d round(s)\n", r.Data, r.Preset, r.Context, r.Steps, r.Warmup, r.Rounds)
 		WriteTrainComparison(env.Stdout, r.Runs...)
 		return nil
 	}

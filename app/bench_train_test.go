@@ -77,7 +77,7 @@ func TestBenchTrainCompareCommand(t *testing.T) {
 	data := t.TempDir()
 	writeTestShard(t, data)
 	code, so, se := runCLI("bench", "train", "--data", data, "--preset", "tiny", "--context", "32", "--steps", "3", "--warmup", "1",
-		"--compare", "batch=2", "batch=4 accum=2 loaders=2 prefetch=3", "--json")
+		"--rounds", "2", "--compare", "batch=2", "batch=4 accum=2 loaders=2 prefetch=3", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, se)
 	}
@@ -85,14 +85,15 @@ func TestBenchTrainCompareCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(so), &r); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Runs) != 2 || r.Runs[0].Steps != 3 || r.Runs[1].Steps != 3 || r.Speedup <= 0 {
+	if len(r.Runs) != 2 || r.Runs[0].Steps != 3 || r.Runs[1].Steps != 3 || r.Speedup <= 0 || r.Rounds != 2 {
 		t.Fatalf("result %+v", r)
 	}
 	if math.Abs(r.Speedup-r.Runs[1].TokensPerSecond/r.Runs[0].TokensPerSecond) > 1e-9 {
 		t.Errorf("speed-up %v is not B/A", r.Speedup)
 	}
 	for _, f := range r.Runs {
-		if f.TokensPerSecond <= 0 || f.Stage.Forward <= 0 || f.Stage.Backward <= 0 || f.Device == "" {
+		if f.TokensPerSecond <= 0 || f.Stage.Forward <= 0 || f.Stage.Backward <= 0 || f.Device == "" ||
+			f.TokensPerSecond != f.Spread[1] || f.Spread[0] > f.Spread[1] {
 			t.Errorf("run %s: %+v", f.Label, f)
 		}
 	}

@@ -71,7 +71,7 @@ func TestGPUBenchTrainCompare(t *testing.T) {
 	useGPU(t)
 	data := t.TempDir()
 	writeTestShard(t, data)
-	r, err := BenchTrain(context.Background(), data, "tiny", 32, 3, 1, 1, []TrainBenchConfig{
+	r, err := BenchTrain(context.Background(), data, "tiny", 32, 3, 1, 1, 1, []TrainBenchConfig{
 		{Batch: 2, Accum: 1, Prefetch: 2, LoaderWorkers: 1, Device: "cpu"},
 		{Batch: 2, Accum: 1, Prefetch: 2, LoaderWorkers: 1, Device: "cuda", Precision: "bf16"},
 	})
