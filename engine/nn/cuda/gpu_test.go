@@ -52,6 +52,30 @@ func skippable(err error) bool {
 	return !required && (errors.Is(err, cuda.ErrNoDriver) || errors.Is(err, cuda.ErrNoDevice))
 }
 
+// The tests may skip only where there is no GPU to test: a driver and a
+// device without cuBLAS or PTX is a broken setup, and under the emulator
+// (or AMT_GPU_REQUIRED=1) nothing may skip.
+func TestGPUSkipPolicy(t *testing.T) {
+	noDriver := fmt.Errorf("open: %w", cuda.ErrNoDriver)
+	t.Setenv("AMT_CUDA_EMU", "")
+	t.Setenv("AMT_GPU_REQUIRED", "")
+	if !skippable(noDriver) || !skippable(cuda.ErrNoDevice) {
+		t.Error("no driver or no device must skip on a machine without a GPU")
+	}
+	if skippable(fmt.Errorf("%w: none found", cuda.ErrNoCUBLAS)) || skippable(cuda.ErrNoPTX) {
+		t.Error("a missing cuBLAS or PTX must fail, not skip")
+	}
+	t.Setenv("AMT_GPU_REQUIRED", "1")
+	if skippable(noDriver) {
+		t.Error("AMT_GPU_REQUIRED=1: no driver must fail")
+	}
+	t.Setenv("AMT_GPU_REQUIRED", "")
+	t.Setenv("AMT_CUDA_EMU", "/somewhere")
+	if skippable(noDriver) {
+		t.Error("under the emulator no driver must fail")
+	}
+}
+
 // emuLog collects the emulator's reports for one test.
 type emuLog struct{ path string }
 

@@ -1,7 +1,7 @@
 // driver.cpp: the CUDA driver entry points engine/nn/cuda resolves with
 // dlsym (the same names, _v2 included), over host memory and the CPU build
 // of the kernels. It checks what a real driver refuses or what would fail on
-// a GPU, and says so in the log (README.md):
+// a GPU, and says so in the log (docs/GPU.md, "The CUDA emulator"):
 //   - a call that needs a context with none current on the calling thread,
 //     or with a handle (stream, event, function, memory) of another context;
 //   - copies and memsets outside an allocation, frees of memory that queued

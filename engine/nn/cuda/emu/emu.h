@@ -1,4 +1,4 @@
-// emu.h: what the parts of the emulator share (see README.md).
+// emu.h: what the parts of the emulator share (docs/GPU.md, "The CUDA emulator").
 #pragma once
 
 #include <cstddef>
