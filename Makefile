@@ -18,7 +18,7 @@ FUZZTIME ?= 6s
 # Minimizing a new input may not stall a short run (Go's default is 60 s).
 FUZZMINTIME ?= 1s
 
-.PHONY: run test build setup setup-run vet unit fuzz smoke clean model
+.PHONY: run test build setup setup-run vet unit gpu-emu emu fuzz smoke clean model
 
 run: setup-run build
 	./bin/amt
@@ -32,7 +32,7 @@ setup:
 setup-run:
 	@scripts/setup.sh --run
 
-test: setup vet unit fuzz smoke
+test: setup vet unit gpu-emu fuzz smoke
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -41,6 +41,37 @@ vet:
 
 unit:
 	$(GO) test -count=1 -timeout 15m ./...
+
+# The GPU backend under the CUDA emulator (engine/nn/cuda/emu, docs/GPU.md):
+# the emulator's self-test, then every cuda-tagged Go test against it. A
+# machine with a GPU runs the same tests on the real driver (docs/GPU.md).
+EMU := bin/cuda-emu
+EMU_DIR := engine/nn/cuda/emu
+EMU_LIB_SRC := $(EMU_DIR)/driver.cpp $(EMU_DIR)/cublas.cpp $(EMU_DIR)/fiber.cpp $(EMU_DIR)/kernels.cpp
+EMU_DEPS := $(wildcard $(EMU_DIR)/*.cpp $(EMU_DIR)/*.h $(EMU_DIR)/*.map engine/nn/cuda/kernels/*.cu engine/nn/cuda/kernels/*.cuh)
+EMU_CXXFLAGS := -std=c++17 -O2 -Wall -Wno-unknown-pragmas
+GPU_PKGS := ./engine/nn/cuda/... ./engine/train/...
+
+$(EMU)/libamtcudaemu.so: $(EMU_DEPS)
+	@mkdir -p $(EMU)
+	$(CXX) $(EMU_CXXFLAGS) -fPIC -shared -fvisibility=hidden -Wl,--version-script=$(EMU_DIR)/exports.map -o $@ $(EMU_LIB_SRC) -lpthread
+	ln -sf libamtcudaemu.so $(EMU)/libcuda.so.1
+	ln -sf libamtcudaemu.so $(EMU)/libcublas.so.12
+
+$(EMU)/selftest: $(EMU_DEPS)
+	@mkdir -p $(EMU)
+	$(CXX) $(EMU_CXXFLAGS) -o $@ $(EMU_DIR)/selftest.cpp $(EMU_LIB_SRC) -lpthread
+
+emu: $(EMU)/libamtcudaemu.so $(EMU)/selftest
+
+# Reports of tests that do not collect their own land in reports.log: any
+# misuse or fault there fails the target.
+gpu-emu: emu
+	$(EMU)/selftest engine/nn/cuda/kernels
+	@rm -f $(EMU)/reports.log
+	AMT_CUDA_EMU=$(CURDIR)/$(EMU) AMT_EMU_LOG=$(CURDIR)/$(EMU)/reports.log $(GO) test -count=1 -timeout 15m -tags cuda $(GPU_PKGS)
+	AMT_CUDA_EMU=$(CURDIR)/$(EMU) AMT_EMU_LOG=$(CURDIR)/$(EMU)/reports.log $(GO) test -count=1 -timeout 15m -tags cuda -run GPU ./app
+	@if grep -E " (misuse|fault): " $(EMU)/reports.log 2>/dev/null; then echo "gpu-emu: the CUDA emulator reported the above"; exit 1; fi
 
 fuzz:
 	@for pt in $(FUZZ); do \

@@ -41,12 +41,17 @@ type EngineBench struct {
 	PeakRSSMB            float64    `json:"peak_rss_mb"`
 	LoadAverage          string     `json:"load_average"`
 	Repeat               int        `json:"repeat"`
+	// Device is the backend measured and why; on a GPU the OpenBLAS
+	// baseline is left out (0) and TrainStageMS holds the device's time per
+	// training step by stage (events).
+	Device       string             `json:"device"`
+	TrainStageMS map[string]float64 `json:"train_stage_ms,omitempty"`
 }
 
 func init() {
 	c := &Command{
 		Name:    "engine",
-		Usage:   "bench engine [--json] [--repeat N] [--steps N]",
+		Usage:   "bench engine [--json] [--repeat N] [--steps N] [--device cpu|cuda|auto]",
 		Summary: "engine matmul vs OpenBLAS, small-preset training tokens/s (8×256), 1,024-token generation",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -54,10 +59,11 @@ func init() {
 		jsonOut := fs.Bool("json", false, "print JSON")
 		repeat := fs.Int("repeat", 3, "measurements per figure (best and spread reported)")
 		steps := fs.Int("steps", 3, "training steps per measurement")
+		dev := fs.String("device", "cpu", DeviceFlagHelp)
 		if _, err := ParseInterleaved(fs, args); err != nil {
 			return err
 		}
-		r, err := BenchEngine(ctx, max(1, *repeat), max(1, *steps))
+		r, err := BenchEngine(ctx, max(1, *repeat), max(1, *steps), *dev)
 		if err != nil {
 			return err
 		}
@@ -66,8 +72,17 @@ func init() {
 			enc.SetIndent("", "  ")
 			return enc.Encode(r)
 		}
-		fmt.Fprintf(env.Stdout, "matmul %v: engine %.1f GFLOP/s, OpenBLAS threaded %.1f GFLOP/s (ratio %.2f)\n", r.MatmulShape, r.MatmulGFLOPS, r.OpenBLASGFLOPS, r.MatmulRatio)
+		fmt.Fprintf(env.Stdout, "device: %s\n", r.Device)
+		if r.OpenBLASGFLOPS > 0 {
+			fmt.Fprintf(env.Stdout, "matmul %v: engine %.1f GFLOP/s, OpenBLAS threaded %.1f GFLOP/s (ratio %.2f)\n", r.MatmulShape, r.MatmulGFLOPS, r.OpenBLASGFLOPS, r.MatmulRatio)
+		} else {
+			fmt.Fprintf(env.Stdout, "matmul %v: %.1f GFLOP/s on the device\n", r.MatmulShape, r.MatmulGFLOPS)
+		}
 		fmt.Fprintf(env.Stdout, "train small 8×256: %.0f tokens/s (spread %.0f–%.0f), %.2f CPU-s per step\n", r.TrainTokensPerSecond, r.TrainSpread[0], r.TrainSpread[1], r.TrainCPUSecondsStep)
+		if len(r.TrainStageMS) > 0 {
+			fmt.Fprintf(env.Stdout, "  device ms per step: forward %.2f, backward %.2f, optimizer %.2f, host→device %.3f\n",
+				r.TrainStageMS["forward"], r.TrainStageMS["backward"], r.TrainStageMS["optimizer"], r.TrainStageMS["h2d"])
+		}
 		fmt.Fprintf(env.Stdout, "generate 1024 tokens (window %d): %.3f s (spread %.3f–%.3f)\n", r.GenerateWindow, r.GenerateSeconds1024, r.GenerateSpread[0], r.GenerateSpread[1])
 		fmt.Fprintf(env.Stdout, "params %d, vocab %d, workers %d, OpenBLAS kernels %s, peak RSS %.0f MB, load average %s\n", r.Params, r.Vocab, r.Workers, r.BLASCore, r.PeakRSSMB, r.LoadAverage)
 		return nil
@@ -83,17 +98,43 @@ func spreadOf(xs []float64, higherBetter bool) (best float64, spread [2]float64)
 	return lo, [2]float64{hi, lo}
 }
 
-// BenchEngine measures the engine as `amt bench engine` reports it.
-func BenchEngine(ctx context.Context, repeat, steps int) (EngineBench, error) {
+// BenchEngine measures the engine as `amt bench engine` reports it, on the
+// backend a --device value names ("" or "cpu": the CPU, with the OpenBLAS
+// baseline).
+func BenchEngine(ctx context.Context, repeat, steps int, device string) (EngineBench, error) {
 	v := token.DefaultVocab()
 	r := EngineBench{Vocab: v.Size(), Repeat: repeat, Workers: runtime.GOMAXPROCS(0), BLASCore: cpu.BLASCore()}
-	be := cpu.New()
+	var be nn.Backend
+	if d := strings.ToLower(device); d == "" || d == "cpu" {
+		be = cpu.New()
+		r.Device = "cpu"
+	} else {
+		b, ch, err := OpenDevice(device, 0)
+		if err != nil {
+			return r, fmt.Errorf("bench engine: %w", err)
+		}
+		be, r.Device = b, ch.Reason
+	}
 	defer be.Close()
+	_, onCPU := be.(*cpu.Backend)
+	sync := func() {
+		if s, ok := be.(interface{ Synchronize() error }); ok {
+			s.Synchronize()
+		}
+	}
+	timer, _ := be.(interface {
+		EnableStageTiming(bool)
+		BeginStage(string)
+		EndStage(string)
+		StageSeconds() map[string]float64
+	})
 	rng := rand.New(rand.NewPCG(1, 2))
 	fill := func(b nn.Buffer) {
-		for i := range b.Host() {
-			b.Host()[i] = rng.Float32() - 0.5
+		h := make([]float32, b.Len())
+		for i := range h {
+			h[i] = rng.Float32() - 0.5
 		}
+		be.Upload(b, h)
 	}
 
 	// Matmul: the MLP's first product of the small preset at B·T = 2048.
@@ -107,13 +148,19 @@ func BenchEngine(ctx context.Context, repeat, steps int) (EngineBench, error) {
 	const reps = 20
 	var eng, blas []float64
 	for i := 0; i < repeat; i++ {
-		// Engine: its worker pool, single-threaded OpenBLAS per block, bias included.
+		// Engine: its worker pool, single-threaded OpenBLAS per block, bias
+		// included (or the device's product).
 		be.MatmulForward(out, inp, w, bias, N, C, OC, false)
+		sync()
 		t := time.Now()
 		for k := 0; k < reps; k++ {
 			be.MatmulForward(out, inp, w, bias, N, C, OC, false)
 		}
+		sync()
 		eng = append(eng, flop*reps/time.Since(t).Seconds()/1e9)
+		if !onCPU {
+			continue
+		}
 		// Baseline: one cblas_sgemm call on the whole shape, OpenBLAS's own threads.
 		cpu.SetBLASThreads(runtime.GOMAXPROCS(0))
 		cpu.Sgemm(false, false, N, OC, C, 1, inp.Host(), C, w.Host(), OC, 0, out.Host(), OC)
@@ -125,8 +172,10 @@ func BenchEngine(ctx context.Context, repeat, steps int) (EngineBench, error) {
 		cpu.SetBLASThreads(1)
 	}
 	r.MatmulGFLOPS, r.MatmulSpread = spreadOf(eng, true)
-	r.OpenBLASGFLOPS, r.OpenBLASSpread = spreadOf(blas, true)
-	r.MatmulRatio = r.MatmulGFLOPS / r.OpenBLASGFLOPS
+	if onCPU {
+		r.OpenBLASGFLOPS, r.OpenBLASSpread = spreadOf(blas, true)
+		r.MatmulRatio = r.MatmulGFLOPS / r.OpenBLASGFLOPS
+	}
 
 	// Training: small preset, batch 8 × context 256, AdamW included.
 	cfg, err := gpt.Preset("small", v.Size())
@@ -145,21 +194,35 @@ func BenchEngine(ctx context.Context, repeat, steps int) (EngineBench, error) {
 		toks[i] = int32(rng.IntN(v.Size()))
 	}
 	mo, vo := be.Alloc(m.NumParams()), be.Alloc(m.NumParams())
+	begin, end := func(string) {}, func(string) {}
+	if timer != nil {
+		timer.EnableStageTiming(true)
+		begin, end = timer.BeginStage, timer.EndStage
+	}
 	step := func(i int) error {
+		begin("forward")
 		if _, err := m.Forward(toks[:B*T], toks[1:], B, T); err != nil {
 			return err
 		}
+		end("forward")
+		begin("backward")
 		m.ZeroGrad()
 		if err := m.Backward(1); err != nil {
 			return err
 		}
+		end("backward")
+		begin("optimizer")
 		norm := be.SumSquares(m.Grads())
 		_ = norm
 		be.AdamWUpdate(m.Params(), m.Grads(), mo, vo, nn.AdamW{LR: 1e-4, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.1, Step: i + 1})
+		end("optimizer")
 		return nil
 	}
 	if err := step(0); err != nil { // first touch of the activations
 		return r, err
+	}
+	if timer != nil {
+		timer.StageSeconds() // leave out the first step
 	}
 	var tps []float64
 	cpuStart, _ := cpuSeconds()
@@ -173,7 +236,18 @@ func BenchEngine(ctx context.Context, repeat, steps int) (EngineBench, error) {
 				return r, err
 			}
 		}
+		sync()
 		tps = append(tps, float64(B*T*steps)/time.Since(t).Seconds())
+	}
+	if timer != nil {
+		r.TrainStageMS = map[string]float64{}
+		for k, v := range timer.StageSeconds() {
+			r.TrainStageMS[k] = v * 1000 / float64(repeat*steps)
+		}
+		timer.EnableStageTiming(false)
+	}
+	if e, ok := be.(interface{ Err() error }); ok && e.Err() != nil {
+		return r, fmt.Errorf("bench engine: device: %w", e.Err())
 	}
 	cpuEnd, _ := cpuSeconds()
 	r.TrainCPUSecondsStep = (cpuEnd - cpuStart) / float64(repeat*steps)

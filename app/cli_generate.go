@@ -19,12 +19,13 @@ type GenerateResult struct {
 	Tracks          int              `json:"tracks"`
 	Attributes      token.Attributes `json:"attributes"`
 	Seed            uint64           `json:"seed"`
+	Device          string           `json:"device"` // the backend that sampled and why
 }
 
 func init() {
 	c := &Command{
 		Name:    "generate",
-		Usage:   "generate [\"PROMPT\"] -o out.mid [--model DIR] [--wav out.wav] [--bars N] [--tokens N] [--seed S] [--temperature X] [--top-k K] [--top-p P] [--json]",
+		Usage:   "generate [\"PROMPT\"] -o out.mid [--model DIR] [--wav out.wav] [--bars N] [--tokens N] [--seed S] [--temperature X] [--top-k K] [--top-p P] [--device cpu|cuda|auto] [--json]",
 		Summary: "generate a MIDI file from a prompt with the embedded default model (or --model DIR); --model without a prompt samples every attribute",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -40,6 +41,7 @@ func init() {
 		topK := fs.Int("top-k", 0, "sample among the K most likely tokens (0: all)")
 		topP := fs.Float64("top-p", 0.95, "nucleus sampling mass (1: off)")
 		jsonOut := fs.Bool("json", false, "print a JSON object")
+		dev := fs.String("device", "cpu", DeviceFlagHelp)
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -58,6 +60,14 @@ func init() {
 			return fmt.Errorf("generate: %w", err)
 		}
 		defer m.Close()
+		g, choice, err := m.OnDevice(*dev)
+		if err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+		if g != m {
+			defer g.Close()
+			m = g
+		}
 		gen, err := GenerateScore(ctx, m, nil, SampleSettings{MaxTokens: *n, Temperature: *temp, TopK: *topK, TopP: *topP, Seed: *seed}, nil)
 		if err != nil {
 			return err
@@ -67,11 +77,11 @@ func init() {
 			return err
 		}
 		r := GenerateResult{Out: *out, Tokens: toks, Seconds: secs, TokensPerSecond: float64(toks) / secs,
-			Notes: s.NoteCount(), Tracks: len(s.Tracks), Attributes: attrs, Seed: *seed}
+			Notes: s.NoteCount(), Tracks: len(s.Tracks), Attributes: attrs, Seed: *seed, Device: choice.Reason}
 		if *jsonOut {
 			return json.NewEncoder(env.Stdout).Encode(r)
 		}
-		fmt.Fprintf(env.Stdout, "wrote %s: %d tokens in %.2fs, %d notes on %d tracks\n", *out, r.Tokens, secs, r.Notes, r.Tracks)
+		fmt.Fprintf(env.Stdout, "wrote %s: %d tokens in %.2fs on %s, %d notes on %d tracks\n", *out, r.Tokens, secs, r.Device, r.Notes, r.Tracks)
 		return nil
 	}
 	Register(c)

@@ -40,8 +40,8 @@ type TrainResult struct {
 func init() {
 	c := &Command{
 		Name:    "train",
-		Usage:   "train --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T] [--device cpu|cuda|auto] [--resume] [--json] [--profile DIR]",
-		Summary: "train the GPT model on token shards or MIDI files (CPU)",
+		Usage:   "train --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T] [--device cpu|cuda|auto] [--precision bf16|tf32|fp32] [--resume] [--json] [--profile DIR]",
+		Summary: "train the GPT model on token shards or MIDI files, on the CPU or a CUDA GPU (--device)",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		fs := NewFlags(env, c)
@@ -65,7 +65,10 @@ func init() {
 		resume := fs.Bool("resume", false, "continue from OUT/checkpoint.safetensors")
 		jsonOut := fs.Bool("json", false, "JSON line per logged step and a final JSON object")
 		profile := fs.String("profile", "", "write cpu.pprof and trace.out into this folder")
-		dev := fs.String("device", "cpu", "compute device: cpu, cuda, or auto (CUDA when it opens, else the CPU)")
+		dev := fs.String("device", "cpu", DeviceFlagHelp)
+		precision := fs.String("precision", "", "GPU matrix products: bf16 (default), tf32 or fp32")
+		prefetch := fs.Int("prefetch", 2, "batches the loader keeps ready")
+		loaders := fs.Int("loader-workers", 1, "goroutines building batches")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -88,7 +91,8 @@ func init() {
 		enc := json.NewEncoder(w)
 		spec := TrainSpec{Data: *data, Out: *out, Preset: *preset, Steps: *steps, Batch: *batch, Context: *context_,
 			Accum: *accum, LR: *lr, MinLR: *minLR, Warmup: *warmup, WeightDecay: *wd, Clip: *clip, ValEvery: *valEvery,
-			ValFrac: *valFrac, CheckpointEvery: *ckEvery, Seed: *seed, Resume: *resume, Device: *dev}
+			ValFrac: *valFrac, CheckpointEvery: *ckEvery, Seed: *seed, Resume: *resume, Device: *dev, Precision: *precision,
+			Prefetch: *prefetch, LoaderWorkers: *loaders}
 		onStart := func(i TrainStart) {
 			if !*jsonOut {
 				fmt.Fprintf(w, "device: %s\nmodel %s: %d parameters; data: %d pieces, %d tokens (%d files skipped)\n", i.Device, i.Preset, i.Params, i.Pieces, i.Tokens, i.Skipped)
@@ -106,8 +110,12 @@ func init() {
 				if e.ValLoss != nil {
 					val = fmt.Sprintf(" val %.4f", *e.ValLoss)
 				}
-				fmt.Fprintf(w, "step %d/%d loss %.4f%s lr %.2e norm %.3f %.0f tok/s (data %.3fs fwd %.3fs bwd %.3fs opt %.3fs)\n",
-					e.Step, e.Steps, e.Loss, val, e.LR, e.GradNorm, e.TokensPerSecond, e.Stage.Data, e.Stage.Forward, e.Stage.Backward, e.Stage.Optimizer)
+				h2d := ""
+				if e.Stage.Device {
+					h2d = fmt.Sprintf(" h2d %.4fs", e.Stage.H2D)
+				}
+				fmt.Fprintf(w, "step %d/%d loss %.4f%s lr %.2e norm %.3f %.0f tok/s (data %.3fs%s fwd %.3fs bwd %.3fs opt %.3fs)\n",
+					e.Step, e.Steps, e.Loss, val, e.LR, e.GradNorm, e.TokensPerSecond, e.Stage.Data, h2d, e.Stage.Forward, e.Stage.Backward, e.Stage.Optimizer)
 			}
 			w.Flush()
 		}

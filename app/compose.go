@@ -15,6 +15,7 @@ import (
 	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/nn"
 	"github.com/amtstudio/amt/engine/nn/cpu"
 	"github.com/amtstudio/amt/engine/text"
 	"github.com/amtstudio/amt/engine/token"
@@ -25,13 +26,13 @@ import (
 // default model.
 var ErrNoModel = errors.New("no default model in this build: train one in Training or choose a model folder")
 
-// Model is a loaded model folder: the network on a CPU backend and its
-// vocabulary.
+// Model is a loaded model folder: the network on a backend (the CPU's
+// unless moved with OnDevice) and its vocabulary.
 type Model struct {
 	Dir   string
 	Net   *gpt.Model
 	Vocab *token.Vocab
-	be    *cpu.Backend
+	be    nn.Backend
 }
 
 // LoadModel reads a model folder (config.json, model.safetensors,

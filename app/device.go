@@ -6,8 +6,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/nn"
 	"github.com/amtstudio/amt/engine/nn/cpu"
+	"github.com/amtstudio/amt/engine/nn/cuda"
 	"github.com/amtstudio/amt/engine/nn/device"
 )
 
@@ -62,4 +64,77 @@ func GPUAvailable() (ok bool, reason string) {
 		return false, err.Error()
 	}
 	return true, r
+}
+
+// DeviceFlagHelp is the help of every --device flag.
+const DeviceFlagHelp = "compute device: cpu, cuda, or auto (CUDA when it opens, else the CPU); the GPU path is " + GPUVerification
+
+// GPUVerification says how far the GPU path is verified: shown beside the
+// GPU choice (docs/GPU.md).
+const GPUVerification = "checked against the CPU under a CUDA emulator; not yet measured on GPU hardware"
+
+// OpenDeviceWith is OpenDevice with the GPU's matrix-product precision
+// ("bf16", "tf32", "fp32"; "" for the default or AMT_CUDA_PRECISION). A
+// precision with the CPU named is an error: the CPU computes in fp32.
+func OpenDeviceWith(name string, workers int, precision string) (nn.Backend, nn.Choice, error) {
+	if precision == "" {
+		return OpenDevice(name, workers)
+	}
+	p, err := cuda.ParsePrecision(precision)
+	if err != nil {
+		return nil, nn.Choice{}, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	name = strings.ToLower(strings.TrimSpace(name))
+	switch name {
+	case "", "cpu":
+		return nil, nn.Choice{}, fmt.Errorf("%w: precision %s applies to the GPU; the CPU computes in fp32", ErrUsage, precision)
+	case "gpu", "cuda", "auto":
+	default:
+		return nil, nn.Choice{}, fmt.Errorf("device %q: %w (one of %s)", name, ErrBadDevice, strings.Join(DeviceNames(), ", "))
+	}
+	o, err := cuda.OptionsFromEnv()
+	if err != nil {
+		return nil, nn.Choice{}, err
+	}
+	o.Precision = p
+	be, err := cuda.Open(o)
+	if err == nil {
+		return be, nn.Choice{Requested: name, Name: "cuda", Reason: be.Describe()}, nil
+	}
+	if name != "auto" {
+		return nil, nn.Choice{Requested: name}, fmt.Errorf("device %s: %w", name, err)
+	}
+	c := cpu.NewWorkers(workers)
+	return c, nn.Choice{Requested: name, Name: "cpu", Reason: fmt.Sprintf("cpu (cuda unavailable: %v)", err)}, nil
+}
+
+// OnDevice returns the model on the backend a --device value names: m
+// itself for the CPU, else a copy of its weights on the opened backend,
+// which the caller closes.
+func (m *Model) OnDevice(name string) (*Model, nn.Choice, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "", "cpu":
+		return m, nn.Choice{Requested: "cpu", Name: "cpu", Reason: "cpu"}, nil
+	}
+	be, ch, err := OpenDevice(name, 0)
+	if err != nil {
+		return nil, ch, err
+	}
+	if ch.Name == "cpu" {
+		be.Close()
+		return m, ch, nil
+	}
+	net, err := gpt.New(be, m.Net.Config)
+	if err == nil {
+		ts := map[string]gpt.STensor{}
+		for _, t := range m.Net.NamedTensors() {
+			ts[t.Name] = t
+		}
+		err = net.SetTensors(m.Dir, ts)
+	}
+	if err != nil {
+		be.Close()
+		return nil, ch, fmt.Errorf("model %s on %s: %w", m.Dir, ch.Name, err)
+	}
+	return &Model{Dir: m.Dir, Net: net, Vocab: m.Vocab, be: be}, ch, nil
 }

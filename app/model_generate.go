@@ -256,6 +256,7 @@ type promptFlags struct {
 	jsonOut         *bool
 	keyBias         *float64
 	candidates      *int
+	device          *string
 }
 
 func definePromptFlags(fs *flag.FlagSet) promptFlags {
@@ -272,6 +273,7 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		jsonOut:    fs.Bool("json", false, "print a JSON object"),
 		keyBias:    fs.Float64("key-bias", DefaultKeyBias, "logit penalty of pitches outside the requested key's scale (0: the model alone)"),
 		candidates: fs.Int("candidates", DefaultCandidates, "sample up to N pieces and keep the one that meets the most requested attributes (1: one sample)"),
+		device:     fs.String("device", "cpu", DeviceFlagHelp),
 	}
 }
 
@@ -320,6 +322,12 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 		defer m.Close()
 	} else if m, err = DefaultModel(); err != nil {
 		return fmt.Errorf("generate: %w", err)
+	}
+	if g, _, err := m.OnDevice(*f.device); err != nil { // --device (app/device.go)
+		return fmt.Errorf("generate: %w", err)
+	} else if g != m {
+		defer g.Close()
+		m = g
 	}
 	if *temp == 0 {
 		*temp = 1e-9 // greedy through the nucleus; 0 means default in PromptRequest

@@ -45,6 +45,12 @@ type TrainSpec struct {
 	// Device is a --device value (OpenDevice): "cpu" (""), "cuda" ("gpu"),
 	// or "auto".
 	Device string `json:"device"`
+	// Precision of the GPU's matrix products ("" default bf16; OpenDeviceWith).
+	Precision string `json:"precision,omitempty"`
+	// Prefetch: batches the loader keeps ready; LoaderWorkers: goroutines
+	// building them (0: train's defaults, 2 and 1).
+	Prefetch      int `json:"prefetch,omitempty"`
+	LoaderWorkers int `json:"loader_workers,omitempty"`
 }
 
 // ErrNoGPUBackend is returned when a run asks for the GPU and the CUDA
@@ -93,7 +99,7 @@ func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), o
 		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	cfg.BOS, cfg.EOS = int(v.BOS), int(v.EOS)
-	be, choice, err := OpenDevice(spec.Device, spec.Workers)
+	be, choice, err := OpenDeviceWith(spec.Device, spec.Workers, spec.Precision)
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
@@ -120,7 +126,7 @@ func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), o
 	opts := train.Options{Steps: spec.Steps, Batch: spec.Batch, Context: spec.Context, Accum: spec.Accum, LR: spec.LR,
 		MinLR: spec.MinLR, Warmup: spec.Warmup, WeightDecay: spec.WeightDecay, Clip: spec.Clip, ValEvery: spec.ValEvery,
 		ValFrac: spec.ValFrac, Checkpoint: spec.CheckpointEvery, Seed: spec.Seed, OutDir: spec.Out, Resume: spec.Resume,
-		OnStep: onStep}
+		Prefetch: spec.Prefetch, LoaderWorkers: spec.LoaderWorkers, OnStep: onStep}
 	res, runErr := train.Run(ctx, m, ds, opts)
 	if runErr != nil && res.Steps == 0 {
 		return nil, runErr
@@ -301,9 +307,7 @@ func (j *TrainJob) setStatus(status, errText string, res *TrainResult) {
 			r.Finished = time.Time{}
 		}
 		if res != nil {
-			st := res.StageSeconds
-			r.Stages = []storage.StageStat{{Name: "data", BusySeconds: st.Data}, {Name: "forward", BusySeconds: st.Forward},
-				{Name: "backward", BusySeconds: st.Backward}, {Name: "optimizer", BusySeconds: st.Optimizer}}
+			r.Stages = RunStages(res)
 		}
 		return storage.PutTrainRun(tx, r)
 	})

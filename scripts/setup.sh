@@ -9,7 +9,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  gcc pkg-config
+  gcc g++ pkg-config
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
   libasound2-dev libopenblas-dev
   xvfb x11-utils x11-apps

@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"math"
 	"sort"
 	"strconv"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -20,6 +23,7 @@ import (
 	"github.com/amtstudio/amt/app"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/monitor"
+	"github.com/amtstudio/amt/engine/train"
 	"github.com/amtstudio/amt/storage"
 	"github.com/amtstudio/amt/ui/widgets"
 )
@@ -41,17 +45,19 @@ type trainingScreen struct {
 	device                                     *widget.RadioGroup
 	start, pause, resume, stop, listen         *widget.Button
 	progress                                   *widget.ProgressBar
-	info, alerts, checkpoints                  *widget.Label
+	info, alerts, checkpoints, compare         *widget.Label
 	loss, speed                                *widgets.LineChart
 	resources                                  *widgets.ResourceGraph
 	disk                                       *widget.Label
 	stages                                     *widgets.StageChart
 	runs                                       *widget.List
 	pastRuns                                   []storage.TrainRun
+	shown                                      *storage.TrainRun // the past run shown last (compared with the next one clicked)
+	leftScroll                                 *container.Scroll
 	job                                        *app.TrainJob
 	pausedRun                                  uint64 // a stored run Resume continues
 	speeds                                     []float64
-	stageSum                                   [4]float64
+	stageSum                                   train.StageSeconds
 	lastRAM                                    float64
 	mu                                         sync.Mutex
 	visible                                    bool
@@ -79,7 +85,7 @@ func newTrainingScreen(e *env) *trainingScreen {
 	t.device.Horizontal = true
 	t.device.Selected = "CPU"
 	t.device.Disable()
-	gpuWhy := widget.NewLabel("GPU: checking for CUDA…")
+	gpuWhy := widget.NewLabel("GPU: checking for CUDA… (the GPU path is " + app.GPUVerification + ")")
 	gpuWhy.Importance = widget.LowImportance
 	gpuWhy.Wrapping = fyne.TextWrapWord
 	// Opening CUDA loads the driver: off the UI goroutine.
@@ -87,10 +93,10 @@ func newTrainingScreen(e *env) *trainingScreen {
 		ok, why := app.GPUAvailable()
 		e.bridge.Post("train.gpu", func() {
 			if ok {
-				gpuWhy.SetText("GPU: " + why)
+				gpuWhy.SetText("GPU: " + why + ". The GPU path is " + app.GPUVerification + ".")
 				t.device.Enable()
 			} else {
-				gpuWhy.SetText("GPU unavailable: " + why)
+				gpuWhy.SetText("GPU unavailable: " + why + ". (The GPU path is " + app.GPUVerification + ".)")
 			}
 		})
 	}()
@@ -110,6 +116,8 @@ func newTrainingScreen(e *env) *trainingScreen {
 	t.alerts.Hide() // shown with an alert; an empty label would take a line
 	t.checkpoints = widget.NewLabel("")
 	t.checkpoints.Wrapping = fyne.TextWrapWord
+	t.compare = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	t.compare.Hide()
 
 	t.loss = widgets.NewLineChart("Loss")
 	t.loss.SetAxisCaptions("step", "cross-entropy")
@@ -155,14 +163,17 @@ func newTrainingScreen(e *env) *trainingScreen {
 		widget.NewFormItem("Workers", t.workers),
 	)
 	controls := container.NewHBox(t.start, t.pause, t.resume, t.stop, t.listen)
-	runsTitle := widget.NewLabelWithStyle("Past runs (click to compare)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	left := container.NewBorder(container.NewVBox(form, t.checkpoints), nil, nil, nil,
-		container.NewBorder(runsTitle, nil, nil, nil, t.runs))
+	runsTitle := widget.NewLabelWithStyle("Past runs (click two to compare)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	runsBox := canvas.NewRectangle(color.Transparent) // the list shows about five runs
+	runsBox.SetMinSize(fyne.NewSize(0, 190))
+	t.compare.Wrapping = fyne.TextWrapWord
+	left := container.NewVBox(form, t.checkpoints, runsTitle, container.NewStack(runsBox, t.runs), t.compare)
 	charts := container.NewGridWithRows(2,
 		container.NewGridWithColumns(2, t.loss, t.speed),
 		container.NewGridWithColumns(2, container.NewBorder(nil, t.disk, nil, nil, t.resources), t.stages))
 	right := container.NewBorder(container.NewVBox(controls, t.progress, t.info, t.alerts), nil, nil, nil, charts)
-	split := container.NewHSplit(container.NewVScroll(left), right)
+	t.leftScroll = container.NewVScroll(left)
+	split := container.NewHSplit(t.leftScroll, right)
 	split.Offset = 0.3
 	t.root = split
 	t.refresh()
@@ -227,6 +238,7 @@ func (t *trainingScreen) showPastRun(r storage.TrainRun) {
 		t.e.setStatus(err.Error())
 		return
 	}
+	t.compareWith(r, ms)
 	if t.job != nil {
 		name := fmt.Sprintf("run %d", r.ID)
 		xy := ms["train_loss"]
@@ -240,10 +252,19 @@ func (t *trainingScreen) showPastRun(r storage.TrainRun) {
 	t.loss.SetSeries("val loss", vl[0], vl[1])
 	t.speed.SetSeries("tokens/s", sp[0], sp[1])
 	t.loss.SetTitle(fmt.Sprintf("Loss · run %d (%s)", r.ID, r.Status))
-	var st [4]float64
-	for i, s := range r.Stages {
-		if i < 4 {
-			st[i] = s.BusySeconds
+	var st train.StageSeconds
+	for _, s := range r.Stages {
+		switch s.Name {
+		case "data":
+			st.Data = s.BusySeconds
+		case "h2d":
+			st.H2D, st.Device = s.BusySeconds, true
+		case "forward":
+			st.Forward = s.BusySeconds
+		case "backward":
+			st.Backward = s.BusySeconds
+		case "optimizer":
+			st.Optimizer = s.BusySeconds
 		}
 	}
 	t.setStages(st)
@@ -269,10 +290,38 @@ func (t *trainingScreen) showCheckpoints(dir string) {
 	t.checkpoints.SetText("Checkpoints:\n" + strings.Join(lines, "\n"))
 }
 
-func (t *trainingScreen) setStages(s [4]float64) {
+// compareWith shows the speed of r beside the past run shown before it
+// (the figures `amt bench train --compare` prints), then remembers r.
+func (t *trainingScreen) compareWith(r storage.TrainRun, ms map[string][2][]float64) {
+	prev := t.shown
+	t.shown = &r
+	if prev == nil || prev.ID == r.ID {
+		return
+	}
+	pm, err := t.e.studio.RunMetrics(prev.ID)
+	if err != nil {
+		return
+	}
+	var b bytes.Buffer
+	app.WriteTrainComparison(&b, app.FiguresOfRun(*prev, pm), app.FiguresOfRun(r, ms))
+	t.compare.SetText(strings.TrimRight(b.String(), "\n"))
+	t.compare.Show()
+	if t.leftScroll != nil {
+		t.leftScroll.ScrollToBottom()
+	}
+}
+
+// setStages draws the stage chart: host→device appears when the times are
+// the device's (a GPU run).
+func (t *trainingScreen) setStages(s train.StageSeconds) {
 	d := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
-	t.stages.SetStages([]widgets.Stage{{Name: "data wait", Wait: d(s[0])}, {Name: "forward", Busy: d(s[1])},
-		{Name: "backward", Busy: d(s[2])}, {Name: "optimizer", Busy: d(s[3])}})
+	rows := []widgets.Stage{{Name: "data wait", Wait: d(s.Data)}}
+	if s.Device {
+		rows = append(rows, widgets.Stage{Name: "host→device", Busy: d(s.H2D)})
+	}
+	rows = append(rows, widgets.Stage{Name: "forward", Busy: d(s.Forward)}, widgets.Stage{Name: "backward", Busy: d(s.Backward)},
+		widgets.Stage{Name: "optimizer", Busy: d(s.Optimizer)})
+	t.stages.SetStages(rows)
 }
 
 func (t *trainingScreen) setButtons() {
@@ -380,7 +429,7 @@ func (t *trainingScreen) attach(j *app.TrainJob, fresh bool) {
 		t.speed.AddSeries("tokens/s")
 		t.loss.SetTitle(fmt.Sprintf("Loss · run %d", j.RunID))
 		t.speeds = nil
-		t.stageSum = [4]float64{}
+		t.stageSum = train.StageSeconds{}
 	}
 	t.alerts.SetText("")
 	t.alerts.Hide()
@@ -429,11 +478,13 @@ func (t *trainingScreen) follow(j *app.TrainJob) {
 					t.loss.Append("val loss", vx[i], vl[i])
 				}
 				st := e.Stage
-				total := st.Data + st.Forward + st.Backward + st.Optimizer
-				t.stageSum[0] += st.Data
-				t.stageSum[1] += st.Forward
-				t.stageSum[2] += st.Backward
-				t.stageSum[3] += st.Optimizer
+				total := st.Data + st.H2D + st.Forward + st.Backward + st.Optimizer
+				t.stageSum.Data += st.Data
+				t.stageSum.H2D += st.H2D
+				t.stageSum.Forward += st.Forward
+				t.stageSum.Backward += st.Backward
+				t.stageSum.Optimizer += st.Optimizer
+				t.stageSum.Device = t.stageSum.Device || st.Device
 				t.setStages(t.stageSum)
 				t.progress.SetValue(float64(e.Step) / float64(e.Steps))
 				t.info.SetText(fmt.Sprintf("Run %d · step %d/%d · loss %.4f · %.0f tokens/s · ETA %s", u.RunID, e.Step, e.Steps, e.Loss, e.TokensPerSecond, u.ETA.Round(time.Second)))

@@ -132,7 +132,7 @@ func carve(c Config, base nn.Buffer) paramViews {
 type layerActs struct {
 	ln1, ln1Mean, ln1Rstd nn.Buffer // (B,T,C), (B,T), (B,T)
 	qkv                   nn.Buffer // (B,T,3C)
-	att                   nn.Buffer // (B,NH,T,T)
+	att                   nn.Buffer // (B,NH,T,T), or the backend's nn.AttentionScratch
 	atty                  nn.Buffer // (B,T,C)
 	attproj, res2         nn.Buffer // (B,T,C)
 	ln2, ln2Mean, ln2Rstd nn.Buffer // (B,T,C), (B,T), (B,T)
@@ -150,12 +150,21 @@ type activations struct {
 	logits, probs, losses nn.Buffer // (B,T,V), (B,T,V), (B,T)
 }
 
+// newActivations allocates them with att of (B,NH,T,T) floats, which
+// AttentionStep needs on every backend (the sampler).
 func newActivations(be nn.Backend, c Config, B, T int) *activations {
-	C, NH, V := c.NEmbd, c.NHead, c.VocabSize
+	return newActivationsAtt(be, c, B, T, B*c.NHead*T*T)
+}
+
+// newActivationsAtt allocates them with att of attSize floats per layer
+// (for training, nn.AttentionScratch: the backend says what its attention
+// pair keeps).
+func newActivationsAtt(be nn.Backend, c Config, B, T, attSize int) *activations {
+	C, V := c.NEmbd, c.VocabSize
 	N := B * T
 	sizes := []int{N * C}
 	for l := 0; l < c.NLayer; l++ {
-		sizes = append(sizes, N*C, N, N, 3*N*C, B*NH*T*T, N*C, N*C, N*C, N*C, N, N, 4*N*C, 4*N*C, N*C, N*C)
+		sizes = append(sizes, N*C, N, N, 3*N*C, attSize, N*C, N*C, N*C, N*C, N, N, 4*N*C, 4*N*C, N*C, N*C)
 	}
 	sizes = append(sizes, N*C, N, N, N*V, N*V, N)
 	total := 0
@@ -303,7 +312,7 @@ func (m *Model) ensureActs(B, T int) {
 		m.be.Free(m.dacts.all)
 		m.dacts = nil
 	}
-	m.acts = newActivations(m.be, m.Config, B, T)
+	m.acts = newActivationsAtt(m.be, m.Config, B, T, nn.AttentionScratch(m.be, B, T, m.Config.NHead))
 	m.lossHost = make([]float32, B*T)
 }
 

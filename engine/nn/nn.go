@@ -101,8 +101,10 @@ type Backend interface {
 	// dbias may be the zero Buffer.
 	MatmulBackward(dinp, dw, dbias, dout, inp, w Buffer, N, C, OC int, wT bool)
 	// AttentionForward: causal multi-head attention. qkv (B,T,3C) holds q,k,v;
-	// att (B,NH,T,T) receives the softmax weights (zero above the diagonal);
-	// out (B,T,C). Scale 1/sqrt(C/NH).
+	// att (B,NH,T,T) receives the softmax weights (zero above the diagonal),
+	// or, on a backend implementing AttentionScratcher, that many floats of
+	// its own (what its AttentionBackward reads); out (B,T,C). Scale
+	// 1/sqrt(C/NH).
 	AttentionForward(out, att, qkv Buffer, B, T, C, NH int)
 	// AttentionBackward: dqkv (B,T,3C) += gradient through attention.
 	AttentionBackward(dqkv, dout, qkv, att Buffer, B, T, C, NH int)
@@ -133,3 +135,20 @@ type Backend interface {
 // ErrNoBackend is returned when a requested backend is not available on
 // this machine or in this build.
 var ErrNoBackend = errors.New("nn: backend not available")
+
+// AttentionScratcher is implemented by a backend whose AttentionForward and
+// AttentionBackward keep less than the (B,NH,T,T) weights in att (the CUDA
+// backend keeps one log-sum-exp per row). AttentionStep still takes the
+// full (NH,T,T) scratch.
+type AttentionScratcher interface {
+	AttentionScratch(B, T, NH int) int
+}
+
+// AttentionScratch is the length of the att buffer AttentionForward and
+// AttentionBackward need on be: B·NH·T·T unless the backend says less.
+func AttentionScratch(be Backend, B, T, NH int) int {
+	if s, ok := be.(AttentionScratcher); ok {
+		return s.AttentionScratch(B, T, NH)
+	}
+	return B * NH * T * T
+}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/amtstudio/amt/engine/atomicfile"
@@ -34,7 +35,10 @@ type Options struct {
 	ValEvery   int     // validate every N steps (0: only at the end)
 	ValBatches int     // batches per validation
 	Checkpoint int     // checkpoint every N steps (0: only at the end)
-	Prefetch   int     // batches queued ahead by the loader goroutine
+	Prefetch   int     // batches queued ahead by the loader (default 2)
+	// LoaderWorkers build batches in parallel (default 1); batch k always
+	// comes from (seed, k), so the run is the same with any number.
+	LoaderWorkers int
 
 	Seed   uint64
 	OutDir string // checkpoint.safetensors and the model files go here
@@ -72,7 +76,30 @@ func (o *Options) defaults() {
 	if o.Prefetch < 1 {
 		o.Prefetch = 2
 	}
+	if o.LoaderWorkers < 1 {
+		o.LoaderWorkers = 1
+	}
 }
+
+// Optional backend abstractions the trainer uses when a backend has them
+// (engine/nn/cuda does):
+//   - prefetcher copies the next batch's ids to the device while the
+//     current step computes;
+//   - stageTimer times forward, backward, the optimizer and host→device
+//     copies with device events (host clocks see only the queueing on a
+//     GPU);
+//   - errBackend reports a failure of asynchronous device work, which
+//     otherwise shows only as NaN.
+type (
+	prefetcher interface{ Prefetch(tokens, targets []int32) }
+	stageTimer interface {
+		EnableStageTiming(on bool)
+		BeginStage(name string)
+		EndStage(name string)
+		StageSeconds() map[string]float64
+	}
+	errBackend interface{ Err() error }
+)
 
 // LR is the learning rate of step (1-based): linear warm-up, then cosine.
 func (o *Options) LRAt(step int) float64 {
@@ -86,20 +113,27 @@ func (o *Options) LRAt(step int) float64 {
 	return o.MinLR + 0.5*(o.LR-o.MinLR)*(1+math.Cos(math.Pi*math.Min(r, 1)))
 }
 
-// StageSeconds is time per stage: waiting for data, forward, backward and
-// the optimizer (gradient norm, clipping, AdamW).
+// StageSeconds is time per stage: waiting for data, host→device copies of
+// the batches (device backends), forward, backward and the optimizer
+// (gradient norm, clipping, AdamW). On a backend with stage timing (the
+// GPU) all but Data are device times from events; elsewhere host times.
 type StageSeconds struct {
 	Data      float64 `json:"data"`
+	H2D       float64 `json:"h2d,omitempty"`
 	Forward   float64 `json:"forward"`
 	Backward  float64 `json:"backward"`
 	Optimizer float64 `json:"optimizer"`
+	// Device: the times other than Data are the device's own.
+	Device bool `json:"device_timed,omitempty"`
 }
 
 func (s *StageSeconds) add(o StageSeconds) {
 	s.Data += o.Data
+	s.H2D += o.H2D
 	s.Forward += o.Forward
 	s.Backward += o.Backward
 	s.Optimizer += o.Optimizer
+	s.Device = s.Device || o.Device
 }
 
 // Event reports one step.
@@ -194,40 +228,77 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 	}
 	res := Result{Params: n, StartStep: st.Step, TrainPieces: trainSplit.Pieces(), ValPieces: valSplit.Pieces(), ValLoss: math.NaN(), BestValLoss: st.BestValLoss}
 
-	// Loader goroutine: batches st.NextBatch, +1, … into a bounded queue,
-	// buffers recycled through free.
+	// Loader: LoaderWorkers goroutines build batches st.NextBatch, +1, …;
+	// worker w builds every W-th one into its own bounded queue and the
+	// step loop takes them round-robin, so they arrive in order. Buffers
+	// are recycled through free.
+	W := o.LoaderWorkers
+	per := (o.Prefetch + W - 1) / W
 	lctx, stop := context.WithCancel(ctx)
-	queue := make(chan *batch, o.Prefetch)
-	free := make(chan *batch, o.Prefetch+2)
-	for i := 0; i < o.Prefetch+2; i++ {
+	queues := make([]chan *batch, W)
+	nbuf := W*per + W + 2 // queued, being filled, the current batch and the one prefetched
+	free := make(chan *batch, nbuf)
+	for i := 0; i < nbuf; i++ {
 		free <- &batch{inputs: make([]int32, B*T), targets: make([]int32, B*T)}
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer close(queue)
-		scratch := make([]int32, T+1)
-		for k := st.NextBatch; ; k++ {
-			var b *batch
-			select {
-			case b = <-free:
-			case <-lctx.Done():
-				return
+	var wg sync.WaitGroup
+	first := st.NextBatch // read here: the step loop advances st.NextBatch as the workers start
+	for w := range W {
+		queues[w] = make(chan *batch, per)
+		wg.Add(1)
+		go func(w int, queue chan<- *batch) {
+			defer wg.Done()
+			defer close(queue)
+			scratch := make([]int32, T+1)
+			for k := first + uint64(w); ; k += uint64(W) {
+				var b *batch
+				select {
+				case b = <-free:
+				case <-lctx.Done():
+					return
+				}
+				b.k = k
+				if o.Examples != nil { // Read: a shard cut short is an error, not SIGBUS
+					b.err = trainSplit.Read(func() error { return o.Examples.Fill(trainSplit, k, o.Seed, B, T, b.inputs, b.targets) })
+				} else {
+					b.err = trainSplit.Batch(k, o.Seed, B, T, b.inputs, b.targets, scratch)
+				}
+				select {
+				case queue <- b:
+				case <-lctx.Done():
+					return
+				}
 			}
-			b.k = k
-			if o.Examples != nil { // Read: a shard cut short is an error, not SIGBUS
-				b.err = trainSplit.Read(func() error { return o.Examples.Fill(trainSplit, k, o.Seed, B, T, b.inputs, b.targets) })
-			} else {
-				b.err = trainSplit.Batch(k, o.Seed, B, T, b.inputs, b.targets, scratch)
-			}
-			select {
-			case queue <- b:
-			case <-lctx.Done():
-				return
+		}(w, queues[w])
+	}
+	defer func() { stop(); wg.Wait() }()
+	taken := 0 // batches taken from the queues
+	// take returns the next batch, nil when ctx ended.
+	take := func() *batch {
+		select {
+		case b := <-queues[taken%W]:
+			taken++
+			return b
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	pf, _ := be.(prefetcher)
+	var ahead *batch // taken early and prefetched to the device
+	timer, _ := be.(stageTimer)
+	if timer != nil {
+		timer.EnableStageTiming(true)
+		defer timer.EnableStageTiming(false)
+		timer.StageSeconds() // start from nothing
+	}
+	deviceErr := func() error {
+		if eb, ok := be.(errBackend); ok {
+			if err := eb.Err(); err != nil {
+				return fmt.Errorf("train: device: %w", err)
 			}
 		}
-	}()
-	defer func() { stop(); <-done }()
+		return nil
+	}
 
 	valIn, valTg, valScratch := make([]int32, B*T), make([]int32, B*T), make([]int32, T+1)
 	validate := func() (float64, error) {
@@ -254,6 +325,9 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		return sum / float64(o.ValBatches), nil
 	}
 	save := func() error {
+		if err := deviceErr(); err != nil {
+			return err // the weights on the device cannot be trusted: keep the last checkpoint
+		}
 		if err := saveCheckpoint(filepath.Join(o.OutDir, CheckpointFile), m, mBuf, vBuf, st); err != nil {
 			return err
 		}
@@ -278,27 +352,47 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		m.ZeroGrad()
 		for a := 0; a < o.Accum; a++ {
 			tw := time.Now()
-			var b *batch
-			select {
-			case b = <-queue:
-			case <-ctx.Done():
-				continue
+			b := ahead
+			ahead = nil
+			if b == nil {
+				b = take()
 			}
 			if b == nil {
-				return res, ctx.Err()
+				continue // ctx ended
 			}
 			if b.err != nil {
 				return res, b.err
 			}
+			if pf != nil && (step < o.Steps || a < o.Accum-1) {
+				// The following batch goes to the device now, its copy
+				// overlapping this one's compute. (Waiting for it here
+				// costs nothing the next micro-step would not wait anyway.)
+				if nb := take(); nb != nil {
+					ahead = nb
+					if nb.err == nil {
+						pf.Prefetch(nb.inputs, nb.targets)
+					}
+				}
+			}
 			tf := time.Now()
+			if timer != nil {
+				timer.BeginStage("forward")
+			}
 			l, err := m.Forward(b.inputs, b.targets, B, T)
 			if err != nil {
 				return res, err
 			}
 			free <- b
+			if timer != nil {
+				timer.EndStage("forward")
+				timer.BeginStage("backward")
+			}
 			tb := time.Now()
 			if err := m.Backward(1 / float32(o.Accum)); err != nil {
 				return res, err
+			}
+			if timer != nil {
+				timer.EndStage("backward")
 			}
 			te := time.Now()
 			stage.Data += tf.Sub(tw).Seconds()
@@ -312,6 +406,9 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 			continue
 		}
 		to := time.Now()
+		if timer != nil {
+			timer.BeginStage("optimizer")
+		}
 		norm := math.Sqrt(be.SumSquares(m.Grads()))
 		if !finite(loss) || !finite(norm) {
 			return res, fmt.Errorf("train: step %d: loss %v, gradient norm %v: %w (the model diverged or the data is corrupt; nothing was written at this step)", step, loss, norm, ErrNonFinite)
@@ -331,6 +428,14 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 			return res, fmt.Errorf("train: step %d: the update at learning rate %g made the parameters %v: %w (nothing was written at this step)", step, lr, ss, ErrNonFinite)
 		}
 		stage.Optimizer = time.Since(to).Seconds()
+		if timer != nil {
+			timer.EndStage("optimizer")
+			d := timer.StageSeconds() // waits for the step's device work
+			stage = StageSeconds{Data: stage.Data, H2D: d["h2d"], Forward: d["forward"], Backward: d["backward"], Optimizer: d["optimizer"], Device: true}
+		}
+		if err := deviceErr(); err != nil {
+			return res, fmt.Errorf("step %d: %w", step, err)
+		}
 		st.Step = step
 		res.Steps++
 		res.Tokens += tokensPerStep

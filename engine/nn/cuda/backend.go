@@ -25,6 +25,8 @@ import (
 type Backend struct {
 	info   DeviceInfo
 	dev    devHandle
+	ctx    cuCtx // the device's primary context, made current before every call
+	closed bool
 	prec   Precision
 	stream cuStream
 	copyS  cuStream
@@ -44,21 +46,22 @@ type Backend struct {
 	sumsqN   int
 	sumsqH   []float64
 
-	// bf16 operands: per-weight cache (valid while gen is unchanged) and two
-	// activation scratch buffers
-	gen      uint64
+	// bf16 operands: per-weight cache (an entry is valid until something
+	// writes the weight's memory: Upload, Zero, AdamW, a kernel output) and
+	// two activation scratch buffers
 	wcache   map[[2]uintptr]*bfEntry
 	bfA, bfB bfScratch
 
 	tokens, targets intRing
 
-	timing bool
-	stages stageTimer
+	timing    bool
+	stages    stageTimer
+	timingErr error // the last failure to read a stage time (not sticky)
 }
 
 type bfEntry struct {
-	dev uintptr
-	gen uint64
+	dev   uintptr
+	valid bool
 }
 
 type bfScratch struct {
@@ -78,12 +81,16 @@ var (
 // at most once per process.
 var defaultDriverLoad = sync.OnceValue(func() error { return loadDriverInit("libcuda.so.1") })
 
+// loadDriverInit loads the driver at path and initialises it, once: a
+// second call for the same library returns at once; one for another library
+// fails (the process has one driver), and so does a path that does not load,
+// whatever was loaded before.
 func loadDriverInit(path string) error {
-	if driverOK != "" {
-		return nil
-	}
 	if err := loadDriver(path); err != nil {
 		return err
+	}
+	if driverOK != "" {
+		return nil
 	}
 	if err := cuInit(); err != nil {
 		var de *DriverError
@@ -156,10 +163,11 @@ func Open(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ctxRetain(dev); err != nil {
+	ctx, err := ctxRetain(dev)
+	if err != nil {
 		return nil, err
 	}
-	b := &Backend{info: info, dev: dev, prec: opts.Precision, fn: map[string]cuFunction{}, allocs: map[uintptr]int{},
+	b := &Backend{info: info, dev: dev, ctx: ctx, prec: opts.Precision, fn: map[string]cuFunction{}, allocs: map[uintptr]int{},
 		wcache: map[[2]uintptr]*bfEntry{}, maxGx: max(1, info.SMs) * 32}
 	if err := b.init(ptx); err != nil {
 		b.Close()
@@ -170,21 +178,21 @@ func Open(opts Options) (*Backend, error) {
 
 func (b *Backend) init(ptx []ptxImage) error {
 	var err error
-	if b.stream, err = streamCreate(); err != nil {
+	if b.stream, err = streamCreate(b.ctx); err != nil {
 		return err
 	}
-	if b.copyS, err = streamCreate(); err != nil {
+	if b.copyS, err = streamCreate(b.ctx); err != nil {
 		return err
 	}
 	mode := blasDefaultMath
 	if b.prec == TF32 {
 		mode = blasTF32Math
 	}
-	if b.blas, b.info.CublasVersion, err = blasCreate(b.stream, mode); err != nil {
+	if b.blas, b.info.CublasVersion, err = blasCreate(b.ctx, b.stream, mode); err != nil {
 		return err
 	}
 	for _, im := range ptx {
-		m, err := moduleLoad(im.name, im.data)
+		m, err := moduleLoad(b.ctx, im.name, im.data)
 		if err != nil {
 			return err
 		}
@@ -192,7 +200,7 @@ func (b *Backend) init(ptx []ptxImage) error {
 	}
 	for _, name := range kernelNames {
 		for _, m := range b.mods {
-			if f, err := moduleFunction(m, name); err == nil {
+			if f, err := moduleFunction(b.ctx, m, name); err == nil {
 				b.fn[name] = f
 				break
 			}
@@ -202,10 +210,10 @@ func (b *Backend) init(ptx []ptxImage) error {
 		}
 	}
 	b.args = newArgBuf()
-	if err := b.tokens.init(); err != nil {
+	if err := b.tokens.init(b); err != nil {
 		return err
 	}
-	return b.targets.init()
+	return b.targets.init(b)
 }
 
 func (b *Backend) Name() string { return "cuda" }
@@ -235,51 +243,65 @@ func (b *Backend) fail(err error) {
 // ok reports whether work may still be queued.
 func (b *Backend) ok() bool { return b.err == nil }
 
-// Synchronize waits for all queued work and returns the sticky error.
+// Synchronize waits for all queued work (both streams) and returns the
+// sticky error.
 func (b *Backend) Synchronize() error {
 	if b.ok() {
-		b.fail(streamSync(b.stream))
+		b.fail(streamSync(b.ctx, b.stream))
+		b.fail(streamSync(b.ctx, b.copyS))
 	}
 	return b.err
 }
 
 // MemInfo returns the free and total device memory.
-func (b *Backend) MemInfo() (free, total uint64, err error) { return memInfo() }
+func (b *Backend) MemInfo() (free, total uint64, err error) { return memInfo(b.ctx) }
 
+// Close waits for the work queued on both streams (a prefetch may still be
+// copying from pinned memory), frees everything and releases the context.
+// A second Close does nothing.
 func (b *Backend) Close() {
-	if b.stream != nil {
-		_ = streamSync(b.stream)
+	if b.closed {
+		return
+	}
+	b.closed = true
+	for _, s := range []cuStream{b.stream, b.copyS} {
+		if s != nil {
+			_ = streamSync(b.ctx, s)
+		}
 	}
 	for p := range b.allocs {
-		_ = memFree(p)
+		_ = memFree(b.ctx, p)
 	}
 	b.allocs = nil
 	clear(b.wcache)
-	b.tokens.free()
-	b.targets.free()
-	b.stages.free()
+	b.tokens.free(b)
+	b.targets.free(b)
+	b.stages.free(b)
 	if b.blas != nil {
-		_ = blasDestroy(b.blas)
+		_ = blasDestroy(b.ctx, b.blas)
 		b.blas = nil
 	}
 	for _, m := range b.mods {
-		_ = moduleUnload(m)
+		_ = moduleUnload(b.ctx, m)
 	}
 	b.mods = nil
-	if b.copyS != nil {
-		_ = streamDestroy(b.copyS)
-		b.copyS = nil
-	}
-	if b.stream != nil {
-		_ = streamDestroy(b.stream)
-		b.stream = nil
+	for _, s := range []*cuStream{&b.copyS, &b.stream} {
+		if *s != nil {
+			_ = streamDestroy(b.ctx, *s)
+			*s = nil
+		}
 	}
 	if b.args != nil {
 		b.args.free()
 		b.args = nil
 	}
 	_ = ctxRelease(b.dev)
+	if b.err == nil {
+		b.err = errClosed
+	}
 }
+
+var errClosed = errors.New("cuda: the backend is closed")
 
 // ---- memory ----
 
@@ -289,13 +311,13 @@ func (b *Backend) rawAlloc(bytes int) uintptr {
 		return 0
 	}
 	bytes = (bytes + 3) &^ 3
-	p, err := memAlloc(bytes)
+	p, err := memAlloc(b.ctx, bytes)
 	if err != nil {
-		b.fail(fmt.Errorf("cuda: alloc %d MiB: %w", bytes>>20, err))
+		b.fail(fmt.Errorf("cuda: alloc %d MiB: %w", (bytes+1<<20-1)>>20, err))
 		return 0
 	}
 	b.allocs[p] = bytes
-	b.fail(memset32(p, 0, bytes/4, b.stream))
+	b.fail(memset32(b.ctx, p, 0, bytes/4, b.stream))
 	return p
 }
 
@@ -303,7 +325,6 @@ func (b *Backend) Alloc(n int) nn.Buffer {
 	if n <= 0 {
 		return nn.Buffer{}
 	}
-	b.gen++
 	return nn.DeviceBuffer(b.rawAlloc(4*n), n)
 }
 
@@ -311,15 +332,43 @@ func (b *Backend) Alloc(n int) nn.Buffer {
 func (b *Backend) Free(x nn.Buffer) { b.rawFree(x.Dev()) }
 
 func (b *Backend) rawFree(p uintptr) {
-	if _, ok := b.allocs[p]; !ok || p == 0 {
+	size, ok := b.allocs[p]
+	if !ok || p == 0 {
 		return
 	}
-	b.fail(streamSync(b.stream)) // nothing queued may still use it
-	b.fail(memFree(p))
+	// Nothing queued on either stream may still use it.
+	b.fail(streamSync(b.ctx, b.stream))
+	b.fail(streamSync(b.ctx, b.copyS))
+	b.fail(memFree(b.ctx, p))
 	delete(b.allocs, p)
+	// bf16 copies of weights inside the freed memory go too (a later
+	// allocation at the same address must not find them).
+	var stale []uintptr
 	for k, e := range b.wcache {
-		if k[0] == p || e.dev == p {
+		if k[0] >= p && k[0] < p+uintptr(size) || e.dev == p {
 			delete(b.wcache, k)
+			if e.dev != p {
+				stale = append(stale, e.dev)
+			}
+		}
+	}
+	for _, d := range stale {
+		b.rawFree(d)
+	}
+}
+
+// wrote marks device memory as written: cached bf16 copies of weights that
+// overlap it are stale.
+func (b *Backend) wrote(bufs ...nn.Buffer) {
+	if len(b.wcache) == 0 {
+		return
+	}
+	for _, x := range bufs {
+		lo, hi := x.Dev(), x.Dev()+4*uintptr(x.Len())
+		for k, e := range b.wcache {
+			if k[0] < hi && k[0]+4*k[1] > lo {
+				e.valid = false
+			}
 		}
 	}
 }
@@ -329,9 +378,9 @@ func (b *Backend) Upload(dst nn.Buffer, src []float32) {
 	if n == 0 || !b.ok() {
 		return
 	}
-	b.gen++
+	b.wrote(dst.Slice(0, n))
 	b.stages.begin(b, "h2d", b.stream)
-	b.fail(htod(dst.Dev(), unsafe.Pointer(&src[0]), 4*n, b.stream))
+	b.fail(htod(b.ctx, dst.Dev(), unsafe.Pointer(&src[0]), 4*n, b.stream))
 	b.stages.end(b, "h2d", b.stream)
 }
 
@@ -342,7 +391,7 @@ func (b *Backend) Download(dst []float32, src nn.Buffer) {
 	}
 	if b.ok() {
 		b.stages.begin(b, "d2h", b.stream)
-		b.fail(dtohSync(unsafe.Pointer(&dst[0]), src.Dev(), 4*n, b.stream))
+		b.fail(dtohSync(b.ctx, unsafe.Pointer(&dst[0]), src.Dev(), 4*n, b.stream))
 		b.stages.end(b, "d2h", b.stream)
 	}
 	if !b.ok() {
@@ -357,14 +406,20 @@ func (b *Backend) Zero(x nn.Buffer) {
 	if x.Len() == 0 || !b.ok() {
 		return
 	}
-	b.gen++
-	b.fail(memset32(x.Dev(), 0, x.Len(), b.stream))
+	b.wrote(x)
+	b.fail(memset32(b.ctx, x.Dev(), 0, x.Len(), b.stream))
 }
 
 // ---- launching ----
 
 func (b *Backend) argPtr(p uintptr) { b.args.vals[b.args.n] = uint64(p); b.args.n++ }
+
+// argInt passes a 32-bit int; a value out of its range fails the backend
+// (and so skips the launch) instead of wrapping around.
 func (b *Backend) argInt(v int) {
+	if v != int(int32(v)) {
+		b.fail(fmt.Errorf("%w: %d does not fit a 32-bit kernel argument", ErrUnsupported, v))
+	}
 	b.args.vals[b.args.n] = uint64(uint32(int32(v)))
 	b.args.n++
 }
@@ -380,11 +435,19 @@ func (b *Backend) begin() bool {
 	return b.ok()
 }
 
+// Grid limits of every CUDA device: x < 2³¹, y and z ≤ 65,535. Callers
+// split larger work (attention over B, column partials over more rows).
+const maxGridX, maxGridY = 1<<31 - 1, 65535
+
 func (b *Backend) launch(name string, gx, gy, bx int) {
-	if gx < 1 || gy < 1 {
+	if gx < 1 || gy < 1 || !b.ok() {
 		return
 	}
-	b.fail(launch(b.fn[name], gx, gy, bx, 0, b.stream, b.args))
+	if gx > maxGridX || gy > maxGridY {
+		b.fail(fmt.Errorf("%w: kernel %s: grid (%d, %d) beyond the device's (%d, %d)", ErrUnsupported, name, gx, gy, maxGridX, maxGridY))
+		return
+	}
+	b.fail(launch(b.ctx, b.fn[name], gx, gy, bx, 0, b.stream, b.args))
 }
 
 // grid for a grid-stride loop over n elements, 256 threads a block.
@@ -402,6 +465,13 @@ func (b *Backend) elementwise(name string, n int, ptrs ...uintptr) {
 	b.launch(name, b.grid(n), 1, 256)
 }
 
+// elementwiseOut is elementwise for a kernel whose first pointer is an
+// output of n floats.
+func (b *Backend) elementwiseOut(name string, n int, out nn.Buffer, ptrs ...uintptr) {
+	b.wrote(out.Slice(0, min(n, out.Len())))
+	b.elementwise(name, n, append([]uintptr{out.Dev()}, ptrs...)...)
+}
+
 // ---- kernels ----
 
 func (b *Backend) EncoderForward(out, wte, wpe nn.Buffer, tokens []int32, B, T, C int) {
@@ -409,6 +479,7 @@ func (b *Backend) EncoderForward(out, wte, wpe nn.Buffer, tokens []int32, B, T, 
 	if !b.begin() {
 		return
 	}
+	b.wrote(out)
 	b.argPtr(out.Dev())
 	b.argPtr(wte.Dev())
 	b.argPtr(wpe.Dev())
@@ -424,6 +495,7 @@ func (b *Backend) EncoderBackward(dwte, dwpe, dout nn.Buffer, tokens []int32, B,
 	if !b.begin() {
 		return
 	}
+	b.wrote(dwte, dwpe)
 	b.argPtr(dwte.Dev())
 	b.argPtr(dout.Dev())
 	b.argPtr(tok)
@@ -446,6 +518,7 @@ func (b *Backend) LayerNormForward(out, mean, rstd, inp, w, bias nn.Buffer, N, C
 	if !b.begin() {
 		return
 	}
+	b.wrote(out, mean, rstd)
 	for _, p := range []uintptr{out.Dev(), mean.Dev(), rstd.Dev(), inp.Dev(), w.Dev(), bias.Dev()} {
 		b.argPtr(p)
 	}
@@ -455,8 +528,9 @@ func (b *Backend) LayerNormForward(out, mean, rstd, inp, w, bias nn.Buffer, N, C
 	b.launch("layernorm_forward", (N+7)/8, 1, 256)
 }
 
-// partialRows is the number of rows each column-partial sum covers.
-const partialRows = 64
+// partialRows is the number of rows each column-partial sum covers: 64, or
+// more when N rows would need more than the 65,535 partials grid y allows.
+func partialRows(N int) int { return max(64, (N+maxGridY-1)/maxGridY) }
 
 func (b *Backend) scratch(buf *nn.Buffer, n int) nn.Buffer {
 	if buf.Len() < n {
@@ -472,13 +546,15 @@ func (b *Backend) LayerNormBackward(dinp, dw, db, dout, inp, w, mean, rstd nn.Bu
 	if !b.begin() {
 		return
 	}
+	b.wrote(dinp, dw, db)
 	for _, p := range []uintptr{dinp.Dev(), dout.Dev(), inp.Dev(), w.Dev(), mean.Dev(), rstd.Dev()} {
 		b.argPtr(p)
 	}
 	b.argInt(N)
 	b.argInt(C)
 	b.launch("layernorm_backward_dinp", (N+7)/8, 1, 256)
-	P := (N + partialRows - 1) / partialRows
+	rows := partialRows(N)
+	P := (N + rows - 1) / rows
 	part := b.scratch(&b.partials, P*2*C)
 	if !b.begin() {
 		return
@@ -488,7 +564,7 @@ func (b *Backend) LayerNormBackward(dinp, dw, db, dout, inp, w, mean, rstd nn.Bu
 	}
 	b.argInt(N)
 	b.argInt(C)
-	b.argInt(partialRows)
+	b.argInt(rows)
 	b.launch("layernorm_backward_partial", (C+255)/256, P, 256)
 	b.columnReduce(dw.Dev(), part.Dev(), P, C, 2*C)
 	b.columnReduce(db.Dev(), part.Dev()+uintptr(4*C), P, C, 2*C)
@@ -507,19 +583,19 @@ func (b *Backend) columnReduce(dst, partials uintptr, P, n, ld int) {
 }
 
 func (b *Backend) GeluForward(out, inp nn.Buffer, n int) {
-	b.elementwise("gelu_forward", n, out.Dev(), inp.Dev())
+	b.elementwiseOut("gelu_forward", n, out, inp.Dev())
 }
 
 func (b *Backend) GeluBackward(dinp, inp, dout nn.Buffer, n int) {
-	b.elementwise("gelu_backward", n, dinp.Dev(), inp.Dev(), dout.Dev())
+	b.elementwiseOut("gelu_backward", n, dinp, inp.Dev(), dout.Dev())
 }
 
 func (b *Backend) Add(out, a, c nn.Buffer, n int) {
-	b.elementwise("add_forward", n, out.Dev(), a.Dev(), c.Dev())
+	b.elementwiseOut("add_forward", n, out, a.Dev(), c.Dev())
 }
 
 func (b *Backend) Accumulate(dst, src nn.Buffer, n int) {
-	b.elementwise("accumulate", n, dst.Dev(), src.Dev())
+	b.elementwiseOut("accumulate", n, dst, src.Dev())
 }
 
 func (b *Backend) CrossEntropyForward(losses, probs, logits nn.Buffer, targets []int32, N, V int) {
@@ -530,6 +606,7 @@ func (b *Backend) CrossEntropyForward(losses, probs, logits nn.Buffer, targets [
 	if !b.begin() {
 		return
 	}
+	b.wrote(losses, probs)
 	b.argPtr(losses.Dev())
 	b.argPtr(probs.Dev())
 	b.argPtr(logits.Dev())
@@ -544,6 +621,7 @@ func (b *Backend) CrossEntropyBackward(dlogits, probs nn.Buffer, targets []int32
 	if !b.begin() {
 		return
 	}
+	b.wrote(dlogits)
 	b.argPtr(dlogits.Dev())
 	b.argPtr(probs.Dev())
 	b.argPtr(tg)
@@ -559,7 +637,7 @@ func (b *Backend) SumSquares(x nn.Buffer) float64 {
 		return 0
 	}
 	g := min((n+255)/256, 1024)
-	if b.sumsqN < g {
+	if b.sumsqN < g && b.ok() {
 		b.sumsq = b.rawAlloc(8 * 1024)
 		b.sumsqN = 1024
 		b.sumsqH = make([]float64, 1024)
@@ -574,7 +652,7 @@ func (b *Backend) SumSquares(x nn.Buffer) float64 {
 	if !b.ok() {
 		return math.NaN()
 	}
-	b.fail(dtohSync(unsafe.Pointer(&b.sumsqH[0]), b.sumsq, 8*g, b.stream))
+	b.fail(dtohSync(b.ctx, unsafe.Pointer(&b.sumsqH[0]), b.sumsq, 8*g, b.stream))
 	if !b.ok() {
 		return math.NaN()
 	}
@@ -590,7 +668,7 @@ func (b *Backend) AdamWUpdate(params, grads, m, v nn.Buffer, hp nn.AdamW) {
 	if n == 0 || !b.begin() {
 		return
 	}
-	b.gen++
+	b.wrote(params, m, v)
 	scale := hp.GradScale
 	if scale == 0 {
 		scale = 1
@@ -637,17 +715,42 @@ func (b *Backend) attArgs(ptrs []uintptr, B, T, C, NH int) {
 	b.argF32(float32(1 / math.Sqrt(float64(C/NH))))
 }
 
+// AttentionScratch is how many floats `att` needs for AttentionForward and
+// AttentionBackward on this backend: the log-sum-exp of each row (B,NH,T),
+// not the (B,NH,T,T) weights the CPU keeps. engine/gpt sizes its buffer
+// with it (nn.AttentionScratch).
+func (b *Backend) AttentionScratch(B, T, NH int) int { return B * NH * T }
+
+// attChunks calls f over batches [b0, b0+n) such that n·NH blocks fit grid
+// y (the kernels take blockIdx.y as b·NH+h; each batch is independent).
+func attChunks(B, NH int, f func(b0, n int)) {
+	per := max(1, maxGridY/NH)
+	for b0 := 0; b0 < B; b0 += per {
+		f(b0, min(per, B-b0))
+	}
+}
+
 // AttentionForward is flash-style: the weights are not stored; att receives
 // the per-row log-sum-exp (B,NH,T) in its first B·NH·T floats instead, which
 // is what AttentionBackward of this backend reads. (The CPU backend stores
 // the weights; the contents of att are private to each backend's pair.)
 func (b *Backend) AttentionForward(out, att, qkv nn.Buffer, B, T, C, NH int) {
 	v, ok := b.hsVariant(C, NH)
-	if !ok || !b.begin() {
+	if !ok || !b.ok() {
 		return
 	}
-	b.attArgs([]uintptr{out.Dev(), att.Dev(), qkv.Dev()}, B, T, C, NH)
-	b.launch("attn_forward_hs"+v, (T+attBR-1)/attBR, B*NH, attBR)
+	if att.Len() < B*NH*T {
+		b.fail(fmt.Errorf("%w: attention scratch of %d floats, %d needed (B·NH·T)", ErrUnsupported, att.Len(), B*NH*T))
+		return
+	}
+	b.wrote(out, att)
+	attChunks(B, NH, func(b0, n int) {
+		if !b.begin() {
+			return
+		}
+		b.attArgs([]uintptr{out.Dev() + uintptr(4*b0*T*C), att.Dev() + uintptr(4*b0*NH*T), qkv.Dev() + uintptr(4*b0*T*3*C)}, n, T, C, NH)
+		b.launch("attn_forward_hs"+v, (T+attBR-1)/attBR, n*NH, attBR)
+	})
 }
 
 func (b *Backend) AttentionBackward(dqkv, dout, qkv, att nn.Buffer, B, T, C, NH int) {
@@ -657,24 +760,29 @@ func (b *Backend) AttentionBackward(dqkv, dout, qkv, att nn.Buffer, B, T, C, NH 
 	}
 	D := b.scratch(&b.attD, B*NH*T)
 	gx := (T + attBR - 1) / attBR
-	if !b.begin() {
-		return
-	}
-	b.attArgs([]uintptr{D.Dev(), dout.Dev(), qkv.Dev(), att.Dev()}, B, T, C, NH)
-	b.launch("attn_backward_pre_hs"+v, gx, B*NH, attBR)
-	for _, k := range []string{"dq", "dk", "dv"} {
+	b.wrote(dqkv)
+	attChunks(B, NH, func(b0, n int) {
+		o3, o1, oh := uintptr(4*b0*T*3*C), uintptr(4*b0*T*C), uintptr(4*b0*NH*T)
 		if !b.begin() {
 			return
 		}
-		b.attArgs([]uintptr{dqkv.Dev(), dout.Dev(), qkv.Dev(), att.Dev(), D.Dev()}, B, T, C, NH)
-		b.launch("attn_backward_"+k+"_hs"+v, gx, B*NH, attBR)
-	}
+		b.attArgs([]uintptr{D.Dev() + oh, dout.Dev() + o1, qkv.Dev() + o3, att.Dev() + oh}, n, T, C, NH)
+		b.launch("attn_backward_pre_hs"+v, gx, n*NH, attBR)
+		for _, k := range []string{"dq", "dk", "dv"} {
+			if !b.begin() {
+				return
+			}
+			b.attArgs([]uintptr{dqkv.Dev() + o3, dout.Dev() + o1, qkv.Dev() + o3, att.Dev() + oh, D.Dev() + oh}, n, T, C, NH)
+			b.launch("attn_backward_"+k+"_hs"+v, gx, n*NH, attBR)
+		}
+	})
 }
 
 func (b *Backend) AttentionStep(out, att, qkv nn.Buffer, pos, T, C, NH int) {
 	if _, ok := b.hsVariant(C, NH); !ok || !b.begin() {
 		return
 	}
+	b.wrote(out, att)
 	b.argPtr(out.Dev())
 	b.argPtr(att.Dev())
 	b.argPtr(qkv.Dev())
@@ -706,12 +814,12 @@ func (b *Backend) operand(x nn.Buffer, n int, weight bool, s int) (uintptr, int)
 		key := [2]uintptr{x.Dev(), uintptr(n)}
 		e := b.wcache[key]
 		if e == nil {
-			e = &bfEntry{dev: b.rawAlloc(2 * n), gen: ^uint64(0)}
+			e = &bfEntry{dev: b.rawAlloc(2 * n)}
 			b.wcache[key] = e
 		}
-		if e.gen != b.gen {
+		if !e.valid {
 			b.elementwise("f32_to_bf16", n, e.dev, x.Dev())
-			e.gen = b.gen
+			e.valid = true
 		}
 		return e.dev, dtypeBF16
 	}
@@ -736,10 +844,22 @@ func (b *Backend) computeType() int {
 	return compute32F
 }
 
+// gemmDims checks that the sizes fit cuBLAS's 32-bit ints.
+func (b *Backend) gemmDims(dims ...int) bool {
+	for _, d := range dims {
+		if d != int(int32(d)) {
+			b.fail(fmt.Errorf("%w: matrix size %d does not fit cuBLAS's 32-bit int", ErrUnsupported, d))
+			return false
+		}
+	}
+	return true
+}
+
 func (b *Backend) MatmulForward(out, inp, w, bias nn.Buffer, N, C, OC int, wT bool) {
-	if !b.begin() {
+	if !b.gemmDims(N, C, OC) || !b.begin() {
 		return
 	}
+	b.wrote(out)
 	beta := float32(0)
 	if !bias.IsNil() {
 		b.argPtr(out.Dev())
@@ -758,13 +878,14 @@ func (b *Backend) MatmulForward(out, inp, w, bias nn.Buffer, N, C, OC int, wT bo
 	if wT {
 		opA, lda = opT, C
 	}
-	b.fail(gemm(b.blas, opA, opN, OC, N, C, 1, wp, wt, lda, ip, it, C, beta, out.Dev(), dtypeF32, OC, b.computeType()))
+	b.fail(gemm(b.ctx, b.blas, opA, opN, OC, N, C, 1, wp, wt, lda, ip, it, C, beta, out.Dev(), dtypeF32, OC, b.computeType()))
 }
 
 func (b *Backend) MatmulBackward(dinp, dw, dbias, dout, inp, w nn.Buffer, N, C, OC int, wT bool) {
-	if !b.ok() {
+	if !b.gemmDims(N, C, OC) || !b.ok() {
 		return
 	}
+	b.wrote(dinp, dw, dbias)
 	dp, dt := b.operand(dout, N*OC, false, 0)
 	if !dinp.IsNil() {
 		wp, wt := b.operand(w, C*OC, true, 0)
@@ -773,7 +894,7 @@ func (b *Backend) MatmulBackward(dinp, dw, dbias, dout, inp, w nn.Buffer, N, C, 
 			opA, lda = opN, C
 		}
 		if b.ok() {
-			b.fail(gemm(b.blas, opA, opN, C, N, OC, 1, wp, wt, lda, dp, dt, OC, 1, dinp.Dev(), dtypeF32, C, b.computeType()))
+			b.fail(gemm(b.ctx, b.blas, opA, opN, C, N, OC, 1, wp, wt, lda, dp, dt, OC, 1, dinp.Dev(), dtypeF32, C, b.computeType()))
 		}
 	}
 	ip, it := b.operand(inp, N*C, false, 1)
@@ -781,14 +902,15 @@ func (b *Backend) MatmulBackward(dinp, dw, dbias, dout, inp, w nn.Buffer, N, C, 
 		return
 	}
 	if wT {
-		b.fail(gemm(b.blas, opN, opT, C, OC, N, 1, ip, it, C, dp, dt, OC, 1, dw.Dev(), dtypeF32, C, b.computeType()))
+		b.fail(gemm(b.ctx, b.blas, opN, opT, C, OC, N, 1, ip, it, C, dp, dt, OC, 1, dw.Dev(), dtypeF32, C, b.computeType()))
 	} else {
-		b.fail(gemm(b.blas, opN, opT, OC, C, N, 1, dp, dt, OC, ip, it, C, 1, dw.Dev(), dtypeF32, OC, b.computeType()))
+		b.fail(gemm(b.ctx, b.blas, opN, opT, OC, C, N, 1, dp, dt, OC, ip, it, C, 1, dw.Dev(), dtypeF32, OC, b.computeType()))
 	}
 	if dbias.IsNil() {
 		return
 	}
-	P := (N + partialRows - 1) / partialRows
+	rows := partialRows(N)
+	P := (N + rows - 1) / rows
 	part := b.scratch(&b.partials, P*OC)
 	if !b.begin() {
 		return
@@ -797,7 +919,7 @@ func (b *Backend) MatmulBackward(dinp, dw, dbias, dout, inp, w nn.Buffer, N, C, 
 	b.argPtr(dout.Dev())
 	b.argInt(N)
 	b.argInt(OC)
-	b.argInt(partialRows)
+	b.argInt(rows)
 	b.launch("column_sum_partial", (OC+255)/256, P, 256)
 	b.columnReduce(dbias.Dev(), part.Dev(), P, OC, OC)
 }
@@ -812,44 +934,48 @@ type intRing struct {
 }
 
 type intSlot struct {
-	host     []int32 // pinned
-	hostP    unsafe.Pointer
-	dev      uintptr
-	cap, n   int
-	valid    bool
-	viaCopy  bool    // filled on the copy stream: compute must wait on copied
-	copied   cuEvent // after the host→device copy
-	released cuEvent // on the compute stream when the slot stopped being current
+	host    []int32 // pinned
+	hostP   unsafe.Pointer
+	dev     uintptr
+	cap, n  int
+	valid   bool
+	viaCopy bool    // filled on the copy stream: compute must wait on copied
+	copied  cuEvent // after the host→device copy
+	// released is recorded on the compute stream when the slot stops being
+	// current, and when its device memory is new (after the zero-fill
+	// rawAlloc queues there): a copy into the slot on the copy stream waits
+	// for it.
+	released cuEvent
 	used     uint64
 }
 
-func (r *intRing) init() error {
+func (r *intRing) init(b *Backend) error {
 	r.cur = -1
 	for i := range r.slots {
 		s := &r.slots[i]
 		var err error
-		if s.copied, err = eventCreate(false); err != nil {
+		if s.copied, err = eventCreate(b.ctx, false); err != nil {
 			return err
 		}
-		if s.released, err = eventCreate(false); err != nil {
+		if s.released, err = eventCreate(b.ctx, false); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *intRing) free() {
+func (r *intRing) free(b *Backend) {
 	for i := range r.slots {
 		s := &r.slots[i]
 		if s.hostP != nil {
-			_ = hostFree(s.hostP)
-			s.hostP = nil
+			_ = hostFree(b.ctx, s.hostP)
+			s.hostP, s.host = nil, nil
 		}
-		if s.copied != nil {
-			_ = eventDestroy(s.copied)
-		}
-		if s.released != nil {
-			_ = eventDestroy(s.released)
+		for _, e := range []*cuEvent{&s.copied, &s.released} {
+			if *e != nil {
+				_ = eventDestroy(b.ctx, *e)
+				*e = nil
+			}
 		}
 	}
 }
@@ -863,12 +989,12 @@ func (r *intRing) makeCurrent(b *Backend, i int) {
 		return
 	}
 	if r.cur >= 0 {
-		b.fail(eventRecord(r.slots[r.cur].released, b.stream))
+		b.fail(eventRecord(b.ctx, r.slots[r.cur].released, b.stream))
 	}
 	r.cur = i
 	s := &r.slots[i]
 	if s.viaCopy {
-		b.fail(streamWait(b.stream, s.copied))
+		b.fail(streamWait(b.ctx, b.stream, s.copied))
 		s.viaCopy = false
 	}
 }
@@ -902,34 +1028,38 @@ func (r *intRing) device(b *Backend, src []int32, prefetch bool) uintptr {
 	s := &r.slots[v]
 	n := len(src)
 	if s.valid {
-		b.fail(eventSync(s.copied)) // the pinned memory is free to write
+		b.fail(eventSync(b.ctx, s.copied)) // the pinned memory is free to write
 	}
 	if s.cap < n {
 		if s.hostP != nil {
-			b.fail(streamSync(b.stream))
-			b.fail(streamSync(b.copyS))
-			_ = hostFree(s.hostP)
+			b.fail(streamSync(b.ctx, b.stream))
+			b.fail(streamSync(b.ctx, b.copyS))
+			_ = hostFree(b.ctx, s.hostP)
+			s.hostP, s.host, s.cap = nil, nil, 0
 			b.rawFree(s.dev)
 		}
-		p, err := hostAlloc(4 * n)
+		p, err := hostAlloc(b.ctx, 4*n)
 		if err != nil {
 			b.fail(err)
 			return 0
 		}
 		s.hostP, s.host, s.cap = p, unsafe.Slice((*int32)(p), n), n
 		s.dev = b.rawAlloc(4 * n)
+		// rawAlloc zero-fills on the compute stream; a copy on the copy
+		// stream must come after it.
+		b.fail(eventRecord(b.ctx, s.released, b.stream))
 	}
 	copy(s.host[:n], src)
 	s.n, s.valid, s.used = n, true, r.seq
 	st := b.stream
 	if prefetch {
 		st = b.copyS
-		b.fail(streamWait(st, s.released)) // earlier kernels reading the slot are done
+		b.fail(streamWait(b.ctx, st, s.released)) // earlier kernels reading the slot are done
 	}
 	b.stages.begin(b, "h2d", st)
-	b.fail(htod(s.dev, s.hostP, 4*n, st))
+	b.fail(htod(b.ctx, s.dev, s.hostP, 4*n, st))
 	b.stages.end(b, "h2d", st)
-	b.fail(eventRecord(s.copied, st))
+	b.fail(eventRecord(b.ctx, s.copied, st))
 	s.viaCopy = prefetch
 	if !prefetch {
 		r.makeCurrent(b, v)
@@ -959,19 +1089,19 @@ var StageNames = []string{"h2d", "forward", "backward", "optimizer", "d2h"}
 type stagePair struct {
 	name       string
 	start, end cuEvent
+	ended      bool // the end event was recorded
 }
 
 type stageTimer struct {
 	pool []stagePair // created once, reused
 	used int
 	open map[string]int
-	acc  map[string]float64
 }
 
-func (t *stageTimer) free() {
+func (t *stageTimer) free(b *Backend) {
 	for _, p := range t.pool {
-		_ = eventDestroy(p.start)
-		_ = eventDestroy(p.end)
+		_ = eventDestroy(b.ctx, p.start)
+		_ = eventDestroy(b.ctx, p.end)
 	}
 	t.pool = nil
 }
@@ -980,17 +1110,17 @@ func (t *stageTimer) free() {
 // cost a little on every copy).
 func (b *Backend) EnableStageTiming(on bool) {
 	b.timing = on
-	if on && b.stages.pool == nil {
+	if on && b.stages.pool == nil && b.ok() {
 		b.stages.open = map[string]int{}
-		b.stages.acc = map[string]float64{}
 		for range 256 {
-			s, err := eventCreate(true)
+			s, err := eventCreate(b.ctx, true)
 			if err != nil {
 				b.fail(err)
 				return
 			}
-			e, err := eventCreate(true)
+			e, err := eventCreate(b.ctx, true)
 			if err != nil {
+				_ = eventDestroy(b.ctx, s)
 				b.fail(err)
 				return
 			}
@@ -1004,10 +1134,10 @@ func (t *stageTimer) begin(b *Backend, name string, s cuStream) {
 		return
 	}
 	p := &t.pool[t.used]
-	p.name = name
-	t.open[name] = t.used
+	p.name, p.ended = name, false
+	t.open[name] = t.used // a stage begun again before its end: the first is dropped
 	t.used++
-	b.fail(eventRecord(p.start, s))
+	b.fail(eventRecord(b.ctx, p.start, s))
 }
 
 func (t *stageTimer) end(b *Backend, name string, s cuStream) {
@@ -1019,7 +1149,8 @@ func (t *stageTimer) end(b *Backend, name string, s cuStream) {
 		return
 	}
 	delete(t.open, name)
-	b.fail(eventRecord(t.pool[i].end, s))
+	b.fail(eventRecord(b.ctx, t.pool[i].end, s))
+	t.pool[i].ended = true
 }
 
 // BeginStage and EndStage bracket work queued on the compute stream (the
@@ -1029,26 +1160,29 @@ func (b *Backend) BeginStage(name string) { b.stages.begin(b, name, b.stream) }
 func (b *Backend) EndStage(name string)   { b.stages.end(b, name, b.stream) }
 
 // StageSeconds waits for the recorded stages and returns the device time of
-// each since the previous call (seconds, by name).
+// each since the previous call (seconds, by name). Stages still open, or
+// begun again before they ended, are left out. A failure to read a time is
+// not the backend's error (the computation is fine): it is kept for
+// StageTimingErr and the stages read so far are returned.
 func (b *Backend) StageSeconds() map[string]float64 {
 	out := map[string]float64{}
 	t := &b.stages
 	if !b.timing {
 		return out
 	}
-	for i := 0; i < t.used; i++ {
+	for i := 0; i < t.used && b.ok(); i++ {
 		p := &t.pool[i]
-		if j, open := t.open[p.name]; open && j == i {
-			continue // still running
+		if !p.ended {
+			continue
 		}
-		if !b.ok() {
+		if err := eventSync(b.ctx, p.end); err != nil {
+			b.fail(err) // the work before the event failed: that is the backend's error
 			break
 		}
-		b.fail(eventSync(p.end))
-		ms, err := eventElapsedMs(p.start, p.end)
+		ms, err := eventElapsedMs(b.ctx, p.start, p.end)
 		if err != nil {
-			b.fail(err)
-			break
+			b.timingErr = fmt.Errorf("cuda: stage %s: %w", p.name, err)
+			continue
 		}
 		out[p.name] += float64(ms) / 1000
 	}
@@ -1056,6 +1190,10 @@ func (b *Backend) StageSeconds() map[string]float64 {
 	clear(t.open)
 	return out
 }
+
+// StageTimingErr returns the last failure to read a stage time (nil if
+// none); timing failures do not stop the backend.
+func (b *Backend) StageTimingErr() error { return b.timingErr }
 
 // String names the backend for logs.
 func (b *Backend) String() string {

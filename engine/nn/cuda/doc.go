@@ -19,6 +19,15 @@
 // by default, TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) or strict fp32 on request;
 // every other kernel in fp32.
 //
+// Testing without a GPU: emu/ is a CUDA driver and cuBLAS stand-in built
+// from kernels/*.cu for the CPU, which `make test` builds and runs the
+// cuda-tagged tests against (docs/GPU.md). It checks what a real driver
+// would refuse; the GPU path is verified by it, not yet measured on a GPU.
+//
+// Each Backend keeps its device's primary context and makes it current on
+// the calling OS thread before every driver call, so backends on several
+// devices can be used from any goroutine.
+//
 // The package must never import app/, ui/ or storage/; it imports only
 // engine/nn.
 package cuda

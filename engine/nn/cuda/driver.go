@@ -73,31 +73,35 @@ typedef struct {
 } amt_api;
 
 static amt_api api;
-static CUcontext amt_cur_ctx;
 static __thread CUcontext amt_tls_ctx;
 
-// Go goroutines move between OS threads; the CUDA context is per thread.
-// Every entry point that touches the GPU makes the context current first
-// (one thread-local compare in the common case).
-static CUresult amt_ctx(void) {
-	if (amt_tls_ctx == amt_cur_ctx) return 0;
-	CUresult r = api.cuCtxSetCurrent(amt_cur_ctx);
-	if (r == 0) amt_tls_ctx = amt_cur_ctx;
+// Go goroutines move between OS threads, and the CUDA context current on a
+// thread is per thread. Every entry point that touches the GPU makes the
+// calling backend's context current first (one thread-local compare in the
+// common case); each backend passes its own, so backends on two devices
+// never see each other's.
+static CUresult amt_ctx(CUcontext c) {
+	if (amt_tls_ctx == c) return 0;
+	CUresult r = api.cuCtxSetCurrent(c);
+	if (r == 0) amt_tls_ctx = c;
 	return r;
 }
 
 #define SYM(lib, field, name) do { \
-	*(void**)(&api.field) = dlsym(lib, name); \
-	if (!api.field) { snprintf(err, errlen, "%s", name); return 2; } \
+	*(void**)(&a.field) = dlsym(lib, name); \
+	if (!a.field) { snprintf(err, errlen, "%s", name); return 2; } \
 } while (0)
 
 #define SYM2(lib, field, name1, name2) do { \
-	*(void**)(&api.field) = dlsym(lib, name1); \
-	if (!api.field) *(void**)(&api.field) = dlsym(lib, name2); \
-	if (!api.field) { snprintf(err, errlen, "%s", name2); return 2; } \
+	*(void**)(&a.field) = dlsym(lib, name1); \
+	if (!a.field) *(void**)(&a.field) = dlsym(lib, name2); \
+	if (!a.field) { snprintf(err, errlen, "%s", name2); return 2; } \
 } while (0)
 
-// amt_load_driver: 0 ok, 1 dlopen failed (err: dlerror), 2 missing symbol (err: name).
+// amt_load_driver: 0 ok, 1 dlopen failed (err: dlerror), 2 missing symbol
+// (err: name), 3 a driver, but another one is loaded already. The entry
+// points are resolved into a copy and installed only when all are there, so
+// a failed attempt leaves a loaded driver as it was.
 static int amt_load_driver(const char* path, char* err, int errlen) {
 	void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
@@ -105,7 +109,9 @@ static int amt_load_driver(const char* path, char* err, int errlen) {
 		snprintf(err, errlen, "%s", e ? e : "dlopen failed");
 		return 1;
 	}
-	api.lib = lib;
+	if (lib == api.lib) return 0; // the same library again
+	amt_api a = api;
+	a.lib = lib;
 	SYM(lib, cuInit, "cuInit");
 	SYM(lib, cuDriverGetVersion, "cuDriverGetVersion");
 	SYM(lib, cuDeviceGetCount, "cuDeviceGetCount");
@@ -140,28 +146,34 @@ static int amt_load_driver(const char* path, char* err, int errlen) {
 	SYM(lib, cuLaunchKernel, "cuLaunchKernel");
 	SYM(lib, cuGetErrorName, "cuGetErrorName");
 	SYM(lib, cuGetErrorString, "cuGetErrorString");
+	if (api.lib) return 3; // a driver, but another one is loaded already
+	api = a;
 	return 0;
 }
 
-// amt_load_blas: cuBLASLt is opened first (cuBLAS needs it) when ltPath is set.
+// amt_load_blas: cuBLASLt is opened first (cuBLAS needs it) when ltPath is
+// set. Like the driver, the entry points are installed only when all load.
 static int amt_load_blas(const char* path, const char* ltPath, char* err, int errlen) {
-	if (ltPath && ltPath[0]) {
-		api.blasLt = dlopen(ltPath, RTLD_NOW | RTLD_GLOBAL);
-		if (api.blasLt) *(void**)(&api.cublasLtGetVersion) = dlsym(api.blasLt, "cublasLtGetVersion");
-	}
+	void* lt = 0;
+	if (ltPath && ltPath[0]) lt = dlopen(ltPath, RTLD_NOW | RTLD_GLOBAL);
 	void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		const char* e = dlerror();
 		snprintf(err, errlen, "%s", e ? e : "dlopen failed");
 		return 1;
 	}
-	api.blas = lib;
+	amt_api a = api;
+	a.blas = lib;
+	a.blasLt = lt;
+	a.cublasLtGetVersion = 0;
+	if (lt) *(void**)(&a.cublasLtGetVersion) = dlsym(lt, "cublasLtGetVersion");
 	SYM(lib, cublasCreate, "cublasCreate_v2");
 	SYM(lib, cublasDestroy, "cublasDestroy_v2");
 	SYM(lib, cublasSetStream, "cublasSetStream_v2");
 	SYM(lib, cublasSetMathMode, "cublasSetMathMode");
 	SYM(lib, cublasGetVersion, "cublasGetVersion_v2");
 	SYM(lib, cublasGemmEx, "cublasGemmEx");
+	api = a;
 	return 0;
 }
 
@@ -194,82 +206,86 @@ static CUresult amt_device_info(int ordinal, CUdevice* dev, char* name, int name
 	return api.cuDeviceTotalMem(mem, *dev);
 }
 
-static CUresult amt_ctx_retain(CUdevice dev) {
-	CUcontext c = 0;
-	CUresult r = api.cuDevicePrimaryCtxRetain(&c, dev);
+static CUresult amt_ctx_retain(CUdevice dev, CUcontext* c) {
+	CUresult r = api.cuDevicePrimaryCtxRetain(c, dev);
 	if (r) return r;
-	amt_cur_ctx = c;
-	amt_tls_ctx = 0;
-	return amt_ctx();
+	return amt_ctx(*c);
 }
-static CUresult amt_ctx_release(CUdevice dev) { return api.cuDevicePrimaryCtxRelease(dev); }
-static CUresult amt_sync(void) { CUresult r = amt_ctx(); return r ? r : api.cuCtxSynchronize(); }
-static CUresult amt_mem_info(size_t* fr, size_t* total) { CUresult r = amt_ctx(); return r ? r : api.cuMemGetInfo(fr, total); }
+static CUresult amt_ctx_release(CUdevice dev) {
+	// A thread's cache of the current context must not outlive it.
+	amt_tls_ctx = 0;
+	return api.cuDevicePrimaryCtxRelease(dev);
+}
+static CUresult amt_sync(CUcontext c) { CUresult r = amt_ctx(c); return r ? r : api.cuCtxSynchronize(); }
+static CUresult amt_mem_info(CUcontext c, size_t* fr, size_t* total) { CUresult r = amt_ctx(c); return r ? r : api.cuMemGetInfo(fr, total); }
 
-static CUresult amt_malloc(CUdeviceptr* p, size_t n) { CUresult r = amt_ctx(); return r ? r : api.cuMemAlloc(p, n); }
-static CUresult amt_free(CUdeviceptr p) { CUresult r = amt_ctx(); return r ? r : api.cuMemFree(p); }
-static CUresult amt_host_alloc(void** p, size_t n) { CUresult r = amt_ctx(); return r ? r : api.cuMemAllocHost(p, n); }
-static CUresult amt_host_free(void* p) { CUresult r = amt_ctx(); return r ? r : api.cuMemFreeHost(p); }
+static CUresult amt_malloc(CUcontext c, CUdeviceptr* p, size_t n) { CUresult r = amt_ctx(c); return r ? r : api.cuMemAlloc(p, n); }
+static CUresult amt_free(CUcontext c, CUdeviceptr p) { CUresult r = amt_ctx(c); return r ? r : api.cuMemFree(p); }
+static CUresult amt_host_alloc(CUcontext c, void** p, size_t n) { CUresult r = amt_ctx(c); return r ? r : api.cuMemAllocHost(p, n); }
+static CUresult amt_host_free(CUcontext c, void* p) { CUresult r = amt_ctx(c); return r ? r : api.cuMemFreeHost(p); }
 
-static CUresult amt_htod(CUdeviceptr dst, const void* src, size_t n, CUstream s) {
-	CUresult r = amt_ctx();
+static CUresult amt_htod(CUcontext c, CUdeviceptr dst, const void* src, size_t n, CUstream s) {
+	CUresult r = amt_ctx(c);
 	return r ? r : api.cuMemcpyHtoDAsync(dst, src, n, s);
 }
 // Copies to host and waits, in one call, so a Go destination is never
 // referenced by the driver after the call returns.
-static CUresult amt_dtoh_sync(void* dst, CUdeviceptr src, size_t n, CUstream s) {
-	CUresult r = amt_ctx();
+static CUresult amt_dtoh_sync(CUcontext c, void* dst, CUdeviceptr src, size_t n, CUstream s) {
+	CUresult r = amt_ctx(c);
 	if (r) return r;
 	if ((r = api.cuMemcpyDtoHAsync(dst, src, n, s))) return r;
 	return api.cuStreamSynchronize(s);
 }
-static CUresult amt_memset32(CUdeviceptr dst, unsigned int v, size_t n, CUstream s) {
-	CUresult r = amt_ctx();
+static CUresult amt_memset32(CUcontext c, CUdeviceptr dst, unsigned int v, size_t n, CUstream s) {
+	CUresult r = amt_ctx(c);
 	return r ? r : api.cuMemsetD32Async(dst, v, n, s);
 }
 
 // CU_STREAM_NON_BLOCKING = 1: no implicit sync with the legacy default stream.
-static CUresult amt_stream_create(CUstream* s) { CUresult r = amt_ctx(); return r ? r : api.cuStreamCreate(s, 1); }
-static CUresult amt_stream_destroy(CUstream s) { CUresult r = amt_ctx(); return r ? r : api.cuStreamDestroy(s); }
-static CUresult amt_stream_sync(CUstream s) { CUresult r = amt_ctx(); return r ? r : api.cuStreamSynchronize(s); }
-static CUresult amt_stream_wait(CUstream s, CUevent e) { CUresult r = amt_ctx(); return r ? r : api.cuStreamWaitEvent(s, e, 0); }
+static CUresult amt_stream_create(CUcontext c, CUstream* s) { CUresult r = amt_ctx(c); return r ? r : api.cuStreamCreate(s, 1); }
+static CUresult amt_stream_destroy(CUcontext c, CUstream s) { CUresult r = amt_ctx(c); return r ? r : api.cuStreamDestroy(s); }
+static CUresult amt_stream_sync(CUcontext c, CUstream s) { CUresult r = amt_ctx(c); return r ? r : api.cuStreamSynchronize(s); }
+static CUresult amt_stream_wait(CUcontext c, CUstream s, CUevent e) { CUresult r = amt_ctx(c); return r ? r : api.cuStreamWaitEvent(s, e, 0); }
 
 // flags 0: timing event; 2 (CU_EVENT_DISABLE_TIMING): ordering only.
-static CUresult amt_event_create(CUevent* e, unsigned int flags) { CUresult r = amt_ctx(); return r ? r : api.cuEventCreate(e, flags); }
-static CUresult amt_event_destroy(CUevent e) { CUresult r = amt_ctx(); return r ? r : api.cuEventDestroy(e); }
-static CUresult amt_event_record(CUevent e, CUstream s) { CUresult r = amt_ctx(); return r ? r : api.cuEventRecord(e, s); }
-static CUresult amt_event_sync(CUevent e) { CUresult r = amt_ctx(); return r ? r : api.cuEventSynchronize(e); }
-static CUresult amt_event_elapsed(float* ms, CUevent a, CUevent b) { CUresult r = amt_ctx(); return r ? r : api.cuEventElapsedTime(ms, a, b); }
+static CUresult amt_event_create(CUcontext c, CUevent* e, unsigned int flags) { CUresult r = amt_ctx(c); return r ? r : api.cuEventCreate(e, flags); }
+static CUresult amt_event_destroy(CUcontext c, CUevent e) { CUresult r = amt_ctx(c); return r ? r : api.cuEventDestroy(e); }
+static CUresult amt_event_record(CUcontext c, CUevent e, CUstream s) { CUresult r = amt_ctx(c); return r ? r : api.cuEventRecord(e, s); }
+static CUresult amt_event_sync(CUcontext c, CUevent e) { CUresult r = amt_ctx(c); return r ? r : api.cuEventSynchronize(e); }
+static CUresult amt_event_elapsed(CUcontext c, float* ms, CUevent a, CUevent b) { CUresult r = amt_ctx(c); return r ? r : api.cuEventElapsedTime(ms, a, b); }
 
 // CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6.
-static CUresult amt_module_load(CUmodule* m, const void* image, char* log, size_t loglen) {
-	CUresult r = amt_ctx();
+static CUresult amt_module_load(CUcontext c, CUmodule* m, const void* image, char* log, size_t loglen) {
+	CUresult r = amt_ctx(c);
 	if (r) return r;
 	int opts[2] = {5, 6};
 	void* vals[2] = {(void*)log, (void*)loglen};
 	return api.cuModuleLoadDataEx(m, image, 2, opts, vals);
 }
-static CUresult amt_module_unload(CUmodule m) { CUresult r = amt_ctx(); return r ? r : api.cuModuleUnload(m); }
-static CUresult amt_module_function(CUfunction* f, CUmodule m, const char* name) {
-	CUresult r = amt_ctx();
+static CUresult amt_module_unload(CUcontext c, CUmodule m) { CUresult r = amt_ctx(c); return r ? r : api.cuModuleUnload(m); }
+static CUresult amt_module_function(CUcontext c, CUfunction* f, CUmodule m, const char* name) {
+	CUresult r = amt_ctx(c);
 	return r ? r : api.cuModuleGetFunction(f, m, name);
 }
 
-// Kernel arguments live in C memory (8 bytes a slot) so no Go pointer is
-// handed to the driver; the driver copies them at launch.
+// Kernel arguments live in C memory (8 bytes a slot, 32-bit values
+// zero-extended) so no Go pointer is handed to the driver; the driver copies
+// them at launch. kernelParams ends with NULL: the driver reads only as many
+// as the kernel has, and the CUDA emulator checks the count with it.
 typedef struct { unsigned long long v[24]; } amt_args;
 
-static CUresult amt_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned int bx, unsigned int smem,
+static CUresult amt_launch(CUcontext c, CUfunction f, unsigned int gx, unsigned int gy, unsigned int bx, unsigned int smem,
 		CUstream s, amt_args* a, int n) {
-	CUresult r = amt_ctx();
+	CUresult r = amt_ctx(c);
 	if (r) return r;
-	void* params[24];
+	void* params[25];
 	for (int i = 0; i < n; i++) params[i] = &a->v[i];
+	params[n] = 0;
 	return api.cuLaunchKernel(f, gx, gy, 1, bx, 1, 1, smem, s, params, 0);
 }
 
-static cublasStatus_t amt_blas_create(cublasHandle_t* h, CUstream s, int mathMode, int* version) {
-	CUresult r = amt_ctx();
+static cublasStatus_t amt_blas_create(CUcontext c, cublasHandle_t* h, CUstream s, int mathMode, int* version) {
+	CUresult r = amt_ctx(c);
 	if (r) return 1;
 	cublasStatus_t st = api.cublasCreate(h);
 	if (st) return st;
@@ -277,14 +293,14 @@ static cublasStatus_t amt_blas_create(cublasHandle_t* h, CUstream s, int mathMod
 	if ((st = api.cublasSetMathMode(*h, mathMode))) return st;
 	return api.cublasGetVersion(*h, version);
 }
-static cublasStatus_t amt_blas_destroy(cublasHandle_t h) { amt_ctx(); return api.cublasDestroy(h); }
+static cublasStatus_t amt_blas_destroy(CUcontext c, cublasHandle_t h) { if (amt_ctx(c)) return 1; return api.cublasDestroy(h); }
 
 // Column-major C = alpha·op(A)·op(B) + beta·C; alpha and beta are float
 // (compute types 32F*).
-static cublasStatus_t amt_gemm(cublasHandle_t h, int ta, int tb, int m, int n, int k, float alpha,
+static cublasStatus_t amt_gemm(CUcontext c, cublasHandle_t h, int ta, int tb, int m, int n, int k, float alpha,
 		CUdeviceptr A, int atype, int lda, CUdeviceptr B, int btype, int ldb, float beta,
 		CUdeviceptr C, int ctype, int ldc, int compute) {
-	if (amt_ctx()) return 1;
+	if (amt_ctx(c)) return 1;
 	return api.cublasGemmEx(h, ta, tb, m, n, k, &alpha, (const void*)A, atype, lda, (const void*)B, btype, ldb,
 		&beta, (void*)C, ctype, ldc, compute, -1);
 }
@@ -301,6 +317,7 @@ import (
 // package calls these Go wrappers.
 
 type (
+	cuCtx      = C.CUcontext
 	cuStream   = C.CUstream
 	cuEvent    = C.CUevent
 	cuModule   = C.CUmodule
@@ -335,6 +352,8 @@ func loadDriver(path string) error {
 	switch C.amt_load_driver(cpath, &buf[0], C.int(len(buf))) {
 	case 0:
 		return nil
+	case 3:
+		return fmt.Errorf("%w: %s: another CUDA driver (%s) is loaded in this process already", ErrNoDriver, path, driverOK)
 	case 1:
 		why := C.GoString(&buf[0])
 		if strings.Contains(why, "No such file") || strings.Contains(why, "cannot open shared object") {
@@ -406,96 +425,106 @@ func deviceInfo(ordinal int) (DeviceInfo, C.CUdevice, error) {
 	return DeviceInfo{Ordinal: ordinal, Name: C.GoString(&name[0]), Major: int(major), Minor: int(minor), SMs: int(sms), TotalMemory: uint64(mem)}, dev, err
 }
 
-func ctxRetain(dev C.CUdevice) error { return cuErr("cuDevicePrimaryCtxRetain", C.amt_ctx_retain(dev)) }
+func ctxRetain(dev C.CUdevice) (cuCtx, error) {
+	var c C.CUcontext
+	err := cuErr("cuDevicePrimaryCtxRetain", C.amt_ctx_retain(dev, &c))
+	return c, err
+}
 func ctxRelease(dev C.CUdevice) error {
 	return cuErr("cuDevicePrimaryCtxRelease", C.amt_ctx_release(dev))
 }
-func ctxSync() error { return cuErr("cuCtxSynchronize", C.amt_sync()) }
+func ctxSync(c cuCtx) error { return cuErr("cuCtxSynchronize", C.amt_sync(c)) }
 
-func memInfo() (free, total uint64, err error) {
+func memInfo(c cuCtx) (free, total uint64, err error) {
 	var f, t C.size_t
-	err = cuErr("cuMemGetInfo", C.amt_mem_info(&f, &t))
+	err = cuErr("cuMemGetInfo", C.amt_mem_info(c, &f, &t))
 	return uint64(f), uint64(t), err
 }
 
-func memAlloc(bytes int) (uintptr, error) {
+func memAlloc(c cuCtx, bytes int) (uintptr, error) {
 	var p C.CUdeviceptr
-	if err := cuErr("cuMemAlloc", C.amt_malloc(&p, C.size_t(bytes))); err != nil {
+	if err := cuErr("cuMemAlloc", C.amt_malloc(c, &p, C.size_t(bytes))); err != nil {
 		return 0, err
 	}
 	return uintptr(p), nil
 }
 
-func memFree(p uintptr) error { return cuErr("cuMemFree", C.amt_free(C.CUdeviceptr(p))) }
+func memFree(c cuCtx, p uintptr) error { return cuErr("cuMemFree", C.amt_free(c, C.CUdeviceptr(p))) }
 
-func hostAlloc(bytes int) (unsafe.Pointer, error) {
+func hostAlloc(c cuCtx, bytes int) (unsafe.Pointer, error) {
 	var p unsafe.Pointer
-	if err := cuErr("cuMemAllocHost", C.amt_host_alloc(&p, C.size_t(bytes))); err != nil {
+	if err := cuErr("cuMemAllocHost", C.amt_host_alloc(c, &p, C.size_t(bytes))); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func hostFree(p unsafe.Pointer) error { return cuErr("cuMemFreeHost", C.amt_host_free(p)) }
+func hostFree(c cuCtx, p unsafe.Pointer) error { return cuErr("cuMemFreeHost", C.amt_host_free(c, p)) }
 
 // htod copies bytes from host memory to the device, ordered on stream s.
 // From pageable (Go) memory the driver stages the data before returning;
 // from pinned memory it returns at once and the caller keeps the memory
 // untouched until an event after the copy completes.
-func htod(dst uintptr, src unsafe.Pointer, bytes int, s cuStream) error {
-	return cuErr("cuMemcpyHtoDAsync", C.amt_htod(C.CUdeviceptr(dst), src, C.size_t(bytes), s))
+func htod(c cuCtx, dst uintptr, src unsafe.Pointer, bytes int, s cuStream) error {
+	return cuErr("cuMemcpyHtoDAsync", C.amt_htod(c, C.CUdeviceptr(dst), src, C.size_t(bytes), s))
 }
 
-func dtohSync(dst unsafe.Pointer, src uintptr, bytes int, s cuStream) error {
-	return cuErr("cuMemcpyDtoHAsync", C.amt_dtoh_sync(dst, C.CUdeviceptr(src), C.size_t(bytes), s))
+func dtohSync(c cuCtx, dst unsafe.Pointer, src uintptr, bytes int, s cuStream) error {
+	return cuErr("cuMemcpyDtoHAsync", C.amt_dtoh_sync(c, dst, C.CUdeviceptr(src), C.size_t(bytes), s))
 }
 
-func memset32(dst uintptr, v uint32, n int, s cuStream) error {
-	return cuErr("cuMemsetD32Async", C.amt_memset32(C.CUdeviceptr(dst), C.uint(v), C.size_t(n), s))
+func memset32(c cuCtx, dst uintptr, v uint32, n int, s cuStream) error {
+	return cuErr("cuMemsetD32Async", C.amt_memset32(c, C.CUdeviceptr(dst), C.uint(v), C.size_t(n), s))
 }
 
-func streamCreate() (cuStream, error) {
+func streamCreate(c cuCtx) (cuStream, error) {
 	var s C.CUstream
-	err := cuErr("cuStreamCreate", C.amt_stream_create(&s))
+	err := cuErr("cuStreamCreate", C.amt_stream_create(c, &s))
 	return s, err
 }
 
-func streamDestroy(s cuStream) error { return cuErr("cuStreamDestroy", C.amt_stream_destroy(s)) }
-func streamSync(s cuStream) error    { return cuErr("cuStreamSynchronize", C.amt_stream_sync(s)) }
-func streamWait(s cuStream, e cuEvent) error {
-	return cuErr("cuStreamWaitEvent", C.amt_stream_wait(s, e))
+func streamDestroy(c cuCtx, s cuStream) error {
+	return cuErr("cuStreamDestroy", C.amt_stream_destroy(c, s))
+}
+func streamSync(c cuCtx, s cuStream) error {
+	return cuErr("cuStreamSynchronize", C.amt_stream_sync(c, s))
+}
+func streamWait(c cuCtx, s cuStream, e cuEvent) error {
+	return cuErr("cuStreamWaitEvent", C.amt_stream_wait(c, s, e))
 }
 
-func eventCreate(timing bool) (cuEvent, error) {
+func eventCreate(c cuCtx, timing bool) (cuEvent, error) {
 	var e C.CUevent
 	flags := C.uint(2)
 	if timing {
 		flags = 0
 	}
-	err := cuErr("cuEventCreate", C.amt_event_create(&e, flags))
+	err := cuErr("cuEventCreate", C.amt_event_create(c, &e, flags))
 	return e, err
 }
 
-func eventDestroy(e cuEvent) error { return cuErr("cuEventDestroy", C.amt_event_destroy(e)) }
-func eventRecord(e cuEvent, s cuStream) error {
-	return cuErr("cuEventRecord", C.amt_event_record(e, s))
+func eventDestroy(c cuCtx, e cuEvent) error {
+	return cuErr("cuEventDestroy", C.amt_event_destroy(c, e))
 }
-func eventSync(e cuEvent) error { return cuErr("cuEventSynchronize", C.amt_event_sync(e)) }
-func eventElapsedMs(a, b cuEvent) (float32, error) {
+func eventRecord(c cuCtx, e cuEvent, s cuStream) error {
+	return cuErr("cuEventRecord", C.amt_event_record(c, e, s))
+}
+func eventSync(c cuCtx, e cuEvent) error { return cuErr("cuEventSynchronize", C.amt_event_sync(c, e)) }
+func eventElapsedMs(c cuCtx, a, b cuEvent) (float32, error) {
 	var ms C.float
-	err := cuErr("cuEventElapsedTime", C.amt_event_elapsed(&ms, a, b))
+	err := cuErr("cuEventElapsedTime", C.amt_event_elapsed(c, &ms, a, b))
 	return float32(ms), err
 }
 
 // moduleLoad JIT-compiles a PTX image (NUL-terminated); the JIT's error log
 // is added to the error.
-func moduleLoad(name string, ptx []byte) (cuModule, error) {
+func moduleLoad(c cuCtx, name string, ptx []byte) (cuModule, error) {
 	img := C.CBytes(append(append([]byte(nil), ptx...), 0))
 	defer C.free(img)
 	log := (*C.char)(C.calloc(8192, 1))
 	defer C.free(unsafe.Pointer(log))
 	var m C.CUmodule
-	if err := cuErr("cuModuleLoadDataEx", C.amt_module_load(&m, img, log, 8191)); err != nil {
+	if err := cuErr("cuModuleLoadDataEx", C.amt_module_load(c, &m, img, log, 8191)); err != nil {
 		if s := strings.TrimSpace(C.GoString(log)); s != "" {
 			return nil, fmt.Errorf("cuda: load %s: %w\n%s", name, err, s)
 		}
@@ -504,13 +533,15 @@ func moduleLoad(name string, ptx []byte) (cuModule, error) {
 	return m, nil
 }
 
-func moduleUnload(m cuModule) error { return cuErr("cuModuleUnload", C.amt_module_unload(m)) }
+func moduleUnload(c cuCtx, m cuModule) error {
+	return cuErr("cuModuleUnload", C.amt_module_unload(c, m))
+}
 
-func moduleFunction(m cuModule, name string) (cuFunction, error) {
+func moduleFunction(c cuCtx, m cuModule, name string) (cuFunction, error) {
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
 	var f C.CUfunction
-	err := cuErr("cuModuleGetFunction", C.amt_module_function(&f, m, cn))
+	err := cuErr("cuModuleGetFunction", C.amt_module_function(c, &f, m, cn))
 	return f, err
 }
 
@@ -528,8 +559,8 @@ func newArgBuf() *argBuf {
 
 func (a *argBuf) free() { C.free(unsafe.Pointer(a.c)) }
 
-func launch(f cuFunction, gx, gy, bx, smem int, s cuStream, a *argBuf) error {
-	return cuErr("cuLaunchKernel", C.amt_launch(f, C.uint(gx), C.uint(gy), C.uint(bx), C.uint(smem), s, a.c, C.int(a.n)))
+func launch(c cuCtx, f cuFunction, gx, gy, bx, smem int, s cuStream, a *argBuf) error {
+	return cuErr("cuLaunchKernel", C.amt_launch(c, f, C.uint(gx), C.uint(gy), C.uint(bx), C.uint(smem), s, a.c, C.int(a.n)))
 }
 
 // cuBLAS math modes and types (values from the cuBLAS documentation).
@@ -543,18 +574,20 @@ const (
 	opN, opT        = 0, 1
 )
 
-func blasCreate(s cuStream, mathMode int) (blasHandle, int, error) {
+func blasCreate(c cuCtx, s cuStream, mathMode int) (blasHandle, int, error) {
 	var h C.cublasHandle_t
 	var v C.int
-	err := blasErr("cublasCreate", C.amt_blas_create(&h, s, C.int(mathMode), &v))
+	err := blasErr("cublasCreate", C.amt_blas_create(c, &h, s, C.int(mathMode), &v))
 	return h, int(v), err
 }
 
-func blasDestroy(h blasHandle) error { return blasErr("cublasDestroy", C.amt_blas_destroy(h)) }
+func blasDestroy(c cuCtx, h blasHandle) error {
+	return blasErr("cublasDestroy", C.amt_blas_destroy(c, h))
+}
 
-func gemm(h blasHandle, ta, tb, m, n, k int, alpha float32, a uintptr, atype, lda int, b uintptr, btype, ldb int,
+func gemm(ctx cuCtx, h blasHandle, ta, tb, m, n, k int, alpha float32, a uintptr, atype, lda int, b uintptr, btype, ldb int,
 	beta float32, c uintptr, ctype, ldc, compute int) error {
-	return blasErr("cublasGemmEx", C.amt_gemm(h, C.int(ta), C.int(tb), C.int(m), C.int(n), C.int(k), C.float(alpha),
+	return blasErr("cublasGemmEx", C.amt_gemm(ctx, h, C.int(ta), C.int(tb), C.int(m), C.int(n), C.int(k), C.float(alpha),
 		C.CUdeviceptr(a), C.int(atype), C.int(lda), C.CUdeviceptr(b), C.int(btype), C.int(ldb), C.float(beta),
 		C.CUdeviceptr(c), C.int(ctype), C.int(ldc), C.int(compute)))
 }

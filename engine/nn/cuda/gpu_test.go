@@ -2,20 +2,28 @@
 
 // GPU tests: every kernel against the CPU backend on random inputs, a
 // 50-step training run against the CPU loss curve, greedy generation equal
-// on both, and the GPU benchmarks. Build here with
+// on both, and the GPU benchmarks. `make test` runs them against the CUDA
+// emulator (engine/nn/cuda/emu: AMT_CUDA_EMU names its folder); on a GPU
+// machine build them with
 //
 //	go test -c -tags cuda -o amt-cuda.test ./engine/nn/cuda
 //
-// and run on the GPU machine (docs/GPU.md). They skip when no GPU opens.
+// and run them there (docs/GPU.md). Without a driver or a GPU they skip,
+// unless AMT_CUDA_EMU or AMT_GPU_REQUIRED=1 says one must be there; any
+// other failure to open (no cuBLAS, no PTX) fails them.
 package cuda_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/amtstudio/amt/engine/gpt"
@@ -24,11 +32,100 @@ import (
 	"github.com/amtstudio/amt/engine/nn/cuda"
 )
 
+// emulated reports whether the tests run against the CUDA emulator.
+func emulated() bool { return os.Getenv("AMT_CUDA_EMU") != "" }
+
+// gpuOptions are the backend's options for precision p, with the
+// emulator's libraries when the tests run against it.
+func gpuOptions(p cuda.Precision) cuda.Options {
+	o := cuda.Options{Precision: p}
+	if d := os.Getenv("AMT_CUDA_EMU"); d != "" {
+		o.DriverPath, o.CublasPath = filepath.Join(d, "libcuda.so.1"), filepath.Join(d, "libcublas.so.12")
+	}
+	return o
+}
+
+// skippable: the errors that mean "no GPU here", the only ones a GPU test
+// may skip on, and only when no GPU is required.
+func skippable(err error) bool {
+	required := emulated() || os.Getenv("AMT_GPU_REQUIRED") == "1"
+	return !required && (errors.Is(err, cuda.ErrNoDriver) || errors.Is(err, cuda.ErrNoDevice))
+}
+
+// The tests may skip only where there is no GPU to test: a driver and a
+// device without cuBLAS or PTX is a broken setup, and under the emulator
+// (or AMT_GPU_REQUIRED=1) nothing may skip.
+func TestGPUSkipPolicy(t *testing.T) {
+	noDriver := fmt.Errorf("open: %w", cuda.ErrNoDriver)
+	t.Setenv("AMT_CUDA_EMU", "")
+	t.Setenv("AMT_GPU_REQUIRED", "")
+	if !skippable(noDriver) || !skippable(cuda.ErrNoDevice) {
+		t.Error("no driver or no device must skip on a machine without a GPU")
+	}
+	if skippable(fmt.Errorf("%w: none found", cuda.ErrNoCUBLAS)) || skippable(cuda.ErrNoPTX) {
+		t.Error("a missing cuBLAS or PTX must fail, not skip")
+	}
+	t.Setenv("AMT_GPU_REQUIRED", "1")
+	if skippable(noDriver) {
+		t.Error("AMT_GPU_REQUIRED=1: no driver must fail")
+	}
+	t.Setenv("AMT_GPU_REQUIRED", "")
+	t.Setenv("AMT_CUDA_EMU", "/somewhere")
+	if skippable(noDriver) {
+		t.Error("under the emulator no driver must fail")
+	}
+}
+
+// emuLog collects the emulator's reports for one test.
+type emuLog struct{ path string }
+
+// watchEmu sends the emulator's reports to a file of the test; when the
+// test ends, any "misuse" or "fault" report left in it fails the test (a
+// test that provokes one on purpose takes it out with take). Calls from the
+// same test share one file. Without the emulator it does nothing.
+func watchEmu(tb testing.TB) *emuLog {
+	tb.Helper()
+	if !emulated() {
+		return &emuLog{}
+	}
+	if l, ok := emuLogs.Load(tb); ok {
+		return l.(*emuLog)
+	}
+	l := &emuLog{path: filepath.Join(tb.TempDir(), "emu.log")}
+	emuLogs.Store(tb, l)
+	tb.Setenv("AMT_EMU_LOG", l.path)
+	tb.Cleanup(func() {
+		emuLogs.Delete(tb)
+		for _, line := range strings.Split(l.take(), "\n") {
+			if strings.Contains(line, " misuse: ") || strings.Contains(line, " fault: ") {
+				tb.Errorf("emulator report: %s", line)
+			}
+		}
+	})
+	return l
+}
+
+var emuLogs sync.Map // testing.TB → *emuLog
+
+// take returns the reports so far and forgets them.
+func (l *emuLog) take() string {
+	if l.path == "" {
+		return ""
+	}
+	b, _ := os.ReadFile(l.path)
+	os.WriteFile(l.path, nil, 0o644)
+	return string(b)
+}
+
 func openGPU(tb testing.TB, p cuda.Precision) *cuda.Backend {
 	tb.Helper()
-	be, err := cuda.Open(cuda.Options{Precision: p})
+	watchEmu(tb)
+	be, err := cuda.Open(gpuOptions(p))
 	if err != nil {
-		tb.Skipf("no GPU backend: %v", err)
+		if skippable(err) {
+			tb.Skipf("no GPU backend: %v", err)
+		}
+		tb.Fatalf("GPU backend: %v", err)
 	}
 	tb.Cleanup(be.Close)
 	return be
@@ -244,6 +341,12 @@ func TestGPUKernelsMatchCPU(t *testing.T) {
 // trainLosses trains the tiny preset for steps on a fixed stream and
 // returns the loss of each step.
 func trainLosses(t *testing.T, be nn.Backend, steps int) []float64 {
+	return trainLossesWith(t, be, steps, false)
+}
+
+// trainLossesWith: with prefetch, each step hands the next step's batch to
+// the backend's Prefetch before its own forward pass, as engine/train does.
+func trainLossesWith(t *testing.T, be nn.Backend, steps int, prefetch bool) []float64 {
 	c, _ := gpt.Preset("tiny", 97)
 	m, err := gpt.New(be, c)
 	if err != nil {
@@ -254,17 +357,28 @@ func trainLosses(t *testing.T, be nn.Backend, steps int) []float64 {
 	mo, vo := be.Alloc(n), be.Alloc(n)
 	rng := rand.New(rand.NewPCG(3, 4))
 	data := make([]int32, 4096)
-	for i := range data { // a learnable stream: mostly a cycle, some noise
-		data[i] = int32((i*7)%97 + rng.IntN(2))
+	for i := range data { // a learnable stream: mostly a cycle, some noise; ids 0..96
+		data[i] = int32(((i*7)%97 + rng.IntN(2)) % 97)
 	}
 	B, T := 4, 64
-	in, tg := make([]int32, B*T), make([]int32, B*T)
-	var losses []float64
-	for s := 1; s <= steps; s++ {
+	type batch struct{ in, tg []int32 }
+	batches := make([]batch, steps+1)
+	for s := range batches {
+		in, tg := make([]int32, B*T), make([]int32, B*T)
 		for b := 0; b < B; b++ {
 			off := rng.IntN(len(data) - T - 1)
 			copy(in[b*T:], data[off:off+T])
 			copy(tg[b*T:], data[off+1:off+T+1])
+		}
+		batches[s] = batch{in, tg}
+	}
+	pf, _ := be.(interface{ Prefetch(tokens, targets []int32) })
+	var losses []float64
+	for s := 1; s <= steps; s++ {
+		in, tg := batches[s-1].in, batches[s-1].tg
+		if prefetch && pf != nil {
+			next := batches[s]
+			pf.Prefetch(next.in, next.tg)
 		}
 		l, err := m.Forward(in, tg, B, T)
 		if err != nil {
