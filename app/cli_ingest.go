@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/engine/pipeline"
+	"github.com/amtstudio/amt/engine/text"
+	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/storage"
 )
 
@@ -91,6 +93,7 @@ func init() {
 		home := fs.String("home", "", "data directory (default: $AMT_HOME or the user data folder)")
 		asJSON := fs.Bool("json", false, "print one JSON object")
 		progress := fs.Bool("progress", false, "print progress to stderr")
+		genre := fs.String("genre", "", "genre of the pieces whose metadata names none (a genre word or family: pop, rock, folk, game…)")
 		online := fs.Bool("online-text", false, "fetch Wikipedia summaries of the titles into the captions (default: the Settings screen's choice)")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
@@ -109,12 +112,15 @@ func init() {
 		if err := FirstError(IntIn("workers", *workers, 0, 1024), IntIn("batch", *batch, 0, 1<<20)); err != nil {
 			return err
 		}
+		if *genre != "" && text.GenreFamily(*genre) == "" {
+			return fmt.Errorf("%w: --genre %q: not a genre word (families: %s)", ErrUsage, *genre, strings.Join(token.GenreFamilies, ", "))
+		}
 		st, err := OpenStore(*home)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		opts := IngestOptions{Project: *project, Dir: pos[0], Dataset: *dataset, Mode: m, BatchItems: *batch, MappingCSV: *mapping, OnlineText: *online}
+		opts := IngestOptions{Project: *project, Dir: pos[0], Dataset: *dataset, Mode: m, BatchItems: *batch, MappingCSV: *mapping, OnlineText: *online, Genre: *genre}
 		if *workers > 0 {
 			opts.Workers = pipeline.All(*workers)
 		}

@@ -37,6 +37,11 @@ type IngestOptions struct {
 	Workers    pipeline.Workers
 	BatchItems int    // items per commit; 0: 256
 	MappingCSV string // a metadata table for captions (see text.CollectorOptions)
+	// Genre is the genre of the folder's pieces whose own metadata (a
+	// sidecar, an ABC tune type, the mapping table) names none: a genre
+	// word or family ("pop", "bossa nova"); it reaches the GENRE attribute
+	// as its family (text.GenreFamily) and the captions. "" : none.
+	Genre string
 	// OnlineText fetches Wikipedia summaries of the pieces' titles into
 	// their captions (rate-limited, cached in the store's cache folder)
 	// for this run; without it the Settings screen's choice
@@ -105,7 +110,10 @@ func Ingest(ctx context.Context, st *storage.Store, opts IngestOptions) (*Ingest
 		}
 		emb := text.NewHashed()
 		embedName = emb.Name() + "-" + midi.PrepareVersion // the cache holds tokens of re-barred scores
-		proc = &realProcessor{vocab: vocab, col: col, emb: emb}
+		if opts.Genre != "" {
+			embedName += "-genre-" + opts.Genre // a default genre changes the tokens of cached pieces
+		}
+		proc = &realProcessor{vocab: vocab, col: col, emb: emb, genre: opts.Genre}
 	}
 
 	res := &IngestResult{}
@@ -233,6 +241,7 @@ type realProcessor struct {
 	vocab *token.Vocab
 	col   *text.Collector
 	emb   text.Embedder
+	genre string // IngestOptions.Genre
 }
 
 // work is what travels from Analyze to Tokenize besides the Item fields.
@@ -248,7 +257,11 @@ func (p *realProcessor) Analyze(it *pipeline.Item) error {
 
 func (p *realProcessor) Caption(ctx context.Context, it *pipeline.Item) error {
 	info := p.col.Info(ctx, it.Abs, it.Score)
+	if info.Genre == "" {
+		info.Genre = p.genre
+	}
 	it.Caption = text.Caption(info, it.Meta.(midi.Metadata))
+	it.Attrs.Genre = text.GenreFamily(info.Genre) // read by Tokenize
 	return nil
 }
 
@@ -258,7 +271,7 @@ func (p *realProcessor) Embed(it *pipeline.Item) error {
 }
 
 func (p *realProcessor) Tokenize(it *pipeline.Item) error {
-	toks, attrs, err := p.vocab.AppendEncodeMeasured(nil, it.Score, it.Meta.(midi.Metadata))
+	toks, attrs, err := p.vocab.AppendEncodeMeasuredGenre(nil, it.Score, it.Meta.(midi.Metadata), it.Attrs.Genre)
 	if err != nil {
 		return err
 	}

@@ -184,6 +184,9 @@ func TestIngestSyntheticCorpusAndReingest(t *testing.T) {
 	if item.Attrs.Style < 0 || item.Attrs.Style >= 5 || item.Attrs.Programs[0] != 35 {
 		t.Errorf("attributes %+v", item.Attrs)
 	}
+	if item.Attrs.Genre != "folk" { // the table says reel
+		t.Errorf("tune005: genre %q, want folk (a reel in the metadata table)", item.Attrs.Genre)
+	}
 	st.Close()
 	state := storeState(t, home, "demo")
 	v := (&realProcessor{}).vocabOrDefault()
@@ -200,6 +203,44 @@ func TestIngestSyntheticCorpusAndReingest(t *testing.T) {
 		if i := v.StyleIndex(s.Piece); i < 0 || s.Piece[i] != v.Style(s.Style) {
 			t.Errorf("%s: STYLE token not patched to group %d", p, s.Style)
 		}
+		// The table's genre word reaches the prefix as its family.
+		var i int
+		fmt.Sscanf(path.Base(p), "tune%d.mid", &i)
+		want := []string{"folk", "folk", "waltz", "ballad"}[i%4]
+		if _, a, err := v.Decode(s.Piece); err != nil || a.Genre != want {
+			t.Errorf("%s: decoded genre %q (%v), want %q", p, a.Genre, err, want)
+		}
+	}
+}
+
+// TestIngestDefaultGenre: --genre reaches the prefix (as its family) of
+// pieces whose metadata names no genre, and their captions.
+func TestIngestDefaultGenre(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	writeSynthCorpus(t, root, 4)
+	os.Remove(filepath.Join(root, "index.csv"))
+	st, err := storage.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := Ingest(context.Background(), st, IngestOptions{Project: "g", Dir: root, Genre: "bossa nova"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	v := (&realProcessor{}).vocabOrDefault()
+	n := 0
+	for p, s := range storeState(t, home, "g") {
+		if s.Status != storage.ItemOK {
+			continue
+		}
+		n++
+		if _, a, err := v.Decode(s.Piece); err != nil || a.Genre != "latin" {
+			t.Errorf("%s: decoded genre %q (%v), want latin", p, a.Genre, err)
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d pieces, want 4", n)
 	}
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rebuild the default model (issue 8, docs/MODEL.md) from the corpora in
-# ../shared/data: ingest the three corpora through the pipeline into a
+# ../shared/data: ingest the four corpora through the pipeline into a
 # scratch store, export their token shards, train with conditioned and
 # augmented examples, export float16 weights into assets/model, rebuild
 # bin/amt and run the prompt suite. Beside the corpora it builds the arranged
@@ -26,8 +26,11 @@ rm -rf "$WORK/home" "$WORK/data"
 # The arranged corpus needs mma (Debian package mma).
 command -v mma >/dev/null 2>&1 || scripts/setup.sh --model
 $GO run ./scripts/arrange --data "$DATA" --out "$WORK/arranged" --jobs "${ARRANGE_JOBS:-2}"
-for c in pop909 nottingham openmsx; do
-  bin/amt ingest "$DATA/$c" --project model --home "$WORK/home"
+# The genre of pieces whose own metadata names none (Nottingham's ABC tune
+# types and the arranged corpus's sidecars name theirs).
+declare -A GENRE=([pop909]=pop [nottingham]=folk [openmsx]=game [freedoom]=game)
+for c in pop909 nottingham openmsx freedoom; do
+  bin/amt ingest "$DATA/$c" --project model --home "$WORK/home" --genre "${GENRE[$c]}"
   bin/amt datasets --project model --home "$WORK/home" --export "$WORK/data/$c" --dataset "$c"
 done
 bin/amt ingest "$WORK/arranged" --project model --home "$WORK/home"

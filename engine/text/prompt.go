@@ -80,6 +80,9 @@ var genreTerms = []string{
 	"orchestral", "cinematic", "musical", "show tune", "cumbia", "flamenco", "klezmer", "gamelan",
 	"shanty", "sea shanty", "strathspey", "tarantella", "ska", "grunge", "indie", "trap", "dubstep",
 	"drum and bass", "jungle", "bossa", "cha cha", "rumba", "mambo", "zouk", "afrobeat", "highlife",
+	"shuffle", "bolero", "beguine", "merengue", "calypso", "rocksteady", "dub", "western", "motown",
+	"americana", "valse", "military", "spiritual", "synthpop", "power ballad", "love song", "rock and roll",
+	"jazz waltz", "game",
 }
 
 // instrumentTerm is a phrase that asks for programs (and maybe drums).
@@ -444,6 +447,15 @@ func ParsePrompt(prompt string) Prompt {
 			p.Genres = append(p.Genres, pl[1])
 		}
 	}
+	// In the order the prompt says them (at one place, the longer first).
+	sort.SliceStable(p.Genres, func(i, j int) bool {
+		a, b := strings.Index(norm, " "+p.Genres[i]+" "), strings.Index(norm, " "+p.Genres[j]+" ")
+		if a != b {
+			return a < b
+		}
+		return len(p.Genres[i]) > len(p.Genres[j])
+	})
+	p.Attrs.Genre = PromptGenre(p.Genres)
 	switch {
 	case hasWord(words, "sparse", "minimal", "minimalist", "simple", "few notes", "spacious"):
 		p.Density = "sparse"

@@ -431,6 +431,13 @@ func (v *Vocab) AppendEncode(dst []uint16, s *midi.Score, a Attributes) ([]uint1
 // followed by AppendEncode at the cost of one encoding. The key comes from
 // m; Style is -1 (STYLE_NONE in the sequence).
 func (v *Vocab) AppendEncodeMeasured(dst []uint16, s *midi.Score, m midi.Metadata) ([]uint16, Attributes, error) {
+	return v.AppendEncodeMeasuredGenre(dst, s, m, "")
+}
+
+// AppendEncodeMeasuredGenre is AppendEncodeMeasured with the piece's genre
+// family (which the notes do not tell) in the prefix; a genre the
+// vocabulary lacks is left out.
+func (v *Vocab) AppendEncodeMeasuredGenre(dst []uint16, s *midi.Score, m midi.Metadata, genre string) ([]uint16, Attributes, error) {
 	e := encoders.Get().(*encoder)
 	defer encoders.Put(e)
 	st, err := v.encodeBody(e, s)
@@ -438,6 +445,9 @@ func (v *Vocab) AppendEncodeMeasured(dst []uint16, s *midi.Score, m midi.Metadat
 		return dst, Unspecified(), err
 	}
 	a := v.attributesOf(&st, true, m)
+	if v.GenreIndex(genre) >= 0 {
+		a.Genre = genre
+	}
 	out, err := v.appendSequence(dst, e.body, a)
 	return out, a, err
 }
