@@ -181,8 +181,10 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	g := v.NewGrammar()
 	g.Force(a)
 	c := condition.NewBars(v, g, a.Bars)
-	if a.Programs != nil || (a.Drums != nil && *a.Drums) {
-		c.Require(a.Programs, a.Drums != nil && *a.Drums)
+	if a.Programs != nil {
+		c.Require(a.Programs, false) // drums come from INSTRUMENT_DRUMS, not a forced hit
+	} else {
+		c.MaxInstruments = condition.DefaultMaxInstruments
 	}
 	c.CommonMetersOnly()
 	temp, topP := req.Temperature, req.TopP
@@ -198,7 +200,8 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	}
 	s := m.Net.NewSampler(0)
 	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed,
-		EOS: int(v.EOS), Constraint: c, Refill: func(hist []uint16) []uint16 { return condition.Refill(v, hist, s.W/2) }}
+		EOS: int(v.EOS), Constraint: c, Adjust: c.Adjust,
+		Refill: func(hist []uint16) []uint16 { return condition.RefillBars(v, hist, s.W/2, a.Bars) }}
 	opts.Mask = condition.KeyBias(v, c, a.KeyTonic, a.KeyMinor, req.KeyBias)
 	if req.OnToken != nil {
 		n := 0
