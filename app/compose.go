@@ -147,6 +147,8 @@ type ComposeRequest struct {
 	// ModelDir is a model folder; "" means the embedded default model
 	// (DefaultModel).
 	ModelDir string
+	// Form is the piece's form (Forms; "" : auto, by genre and length).
+	Form string
 	// SampleSettings: MaxTokens 0 is enough for the bars, Temperature 0 is
 	// greedy, TopP 0 is DefaultTopP.
 	SampleSettings
@@ -235,7 +237,7 @@ func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResul
 		return nil, err
 	}
 	preq := PromptRequest{Prompt: req.Prompt, Attrs: req.Attrs, Seed: req.Seed, Temperature: req.Temperature,
-		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias, Candidates: DefaultCandidates}
+		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias, Candidates: DefaultCandidates, Form: req.Form}
 	if preq.Temperature == 0 {
 		preq.Temperature = 1e-9 // greedy, as amt generate --temperature 0
 	}

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/amtstudio/amt/engine/eval"
@@ -44,10 +46,17 @@ type PromptRequest struct {
 	// so the first is the single-sample piece and the result still depends
 	// only on the request.
 	Candidates int
+	// Form is the form of the piece (condition.Forms; "" or "auto": by
+	// genre and length, condition.PlanForm): later sections restate
+	// earlier ones.
+	Form string
 	// OnToken (may be nil) sees the count of tokens sampled so far (over
 	// all candidates).
 	OnToken func(n int)
 }
+
+// Forms are the form names a request may give.
+var Forms = condition.Forms
 
 // Default sampling of the prompt path.
 const (
@@ -78,6 +87,8 @@ type PromptResult struct {
 	Sampled   int     // tokens sampled over all candidates tried
 	Tried     int     // candidates sampled (PromptRequest.Candidates)
 	Seconds   float64 // sampling time over all candidates
+	Form      condition.Plan
+	Restated  int // tokens restated by the form
 }
 
 // MeasuredAttributes are the attributes as measured from the generated
@@ -187,6 +198,11 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		c.MaxInstruments = condition.DefaultMaxInstruments
 	}
 	c.CommonMetersOnly()
+	plan, err := condition.PlanForm(req.Form, a.Genre, a.Bars)
+	if err != nil {
+		return nil, fmt.Errorf("generate: %w", err)
+	}
+	form := condition.NewRestater(v, c, plan)
 	temp, topP := req.Temperature, req.TopP
 	if temp == 0 {
 		temp = DefaultTemperature
@@ -200,7 +216,7 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	}
 	s := m.Net.NewSampler(0)
 	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed,
-		EOS: int(v.EOS), Constraint: c, Adjust: c.Adjust,
+		EOS: int(v.EOS), Constraint: form, Force: form.Force, Adjust: c.Adjust,
 		Refill: func(hist []uint16) []uint16 { return condition.RefillBars(v, hist, s.W/2, a.Bars) }}
 	opts.Mask = condition.KeyBias(v, c, a.KeyTonic, a.KeyMinor, req.KeyBias)
 	if req.OnToken != nil {
@@ -220,7 +236,7 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		return nil, fmt.Errorf("generate: decode: %w", err)
 	}
 	clipToBars(sc, a.Bars)
-	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs}
+	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs, Form: plan, Restated: form.Forced}
 	mt, err := eval.Measure(sc)
 	if err != nil {
 		return nil, fmt.Errorf("generate: measure: %w", err)
@@ -244,6 +260,8 @@ type PromptGenerateJSON struct {
 	Adherence       eval.Adherence     `json:"adherence"`
 	Tokens          int                `json:"tokens"`
 	Candidates      int                `json:"candidates"` // pieces sampled to find this one
+	Form            string             `json:"form"`       // the form planned, e.g. "AABA (A A' B A, 4-bar sections)"
+	Restated        int                `json:"restated_tokens"`
 	Seconds         float64            `json:"seconds"`
 	TokensPerSecond float64            `json:"tokens_per_second"`
 	Notes           int                `json:"notes"`
@@ -260,6 +278,7 @@ type promptFlags struct {
 	keyBias         *float64
 	candidates      *int
 	device          *string
+	form            *string
 }
 
 func definePromptFlags(fs *flag.FlagSet) promptFlags {
@@ -277,6 +296,7 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		keyBias:    fs.Float64("key-bias", DefaultKeyBias, "logit penalty of pitches outside the requested key's scale (0: the model alone)"),
 		candidates: fs.Int("candidates", DefaultCandidates, "sample up to N pieces and keep the one that meets the most requested attributes (1: one sample)"),
 		device:     fs.String("device", "cpu", DeviceFlagHelp),
+		form:       fs.String("form", "auto", "form: auto (by genre and length), none, AABA, ABAB, AABB or verse-chorus"),
 	}
 }
 
@@ -313,6 +333,9 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if err := checkGenerate(*bars, *n, *temp, *topK, *topP, *f.candidates, *f.keyBias); err != nil {
 		return err
 	}
+	if !slices.Contains(Forms, *f.form) {
+		return fmt.Errorf("%w: --form %q: one of %s", ErrUsage, *f.form, strings.Join(Forms, ", "))
+	}
 	prompt := ""
 	if len(pos) == 1 {
 		prompt = pos[0]
@@ -336,7 +359,7 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 		*temp = 1e-9 // greedy through the nucleus; 0 means default in PromptRequest
 	}
 	r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: prompt, Bars: *bars, Seed: *seed, Temperature: *temp,
-		TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), Candidates: *f.candidates})
+		TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), Candidates: *f.candidates, Form: *f.form})
 	if err != nil {
 		return err
 	}
@@ -352,7 +375,7 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 		}
 	}
 	res := PromptGenerateJSON{Prompt: prompt, Model: m.Dir, Out: *out, WAV: *wav, Seed: *seed, Requested: r.Requested,
-		Measured: r.Measured, Adherence: r.Adherence, Tokens: r.New, Candidates: r.Tried, Seconds: r.Seconds, Notes: r.Score.NoteCount(), Tracks: len(r.Score.Tracks)}
+		Measured: r.Measured, Adherence: r.Adherence, Tokens: r.New, Candidates: r.Tried, Form: r.Form.String(), Restated: r.Restated, Seconds: r.Seconds, Notes: r.Score.NoteCount(), Tracks: len(r.Score.Tracks)}
 	if r.Seconds > 0 {
 		res.TokensPerSecond = float64(r.Sampled) / r.Seconds
 	}
