@@ -279,6 +279,7 @@ type promptFlags struct {
 	candidates      *int
 	device          *string
 	form            *string
+	cont, regen     *string
 }
 
 func definePromptFlags(fs *flag.FlagSet) promptFlags {
@@ -297,6 +298,8 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		candidates: fs.Int("candidates", DefaultCandidates, "sample up to N pieces and keep the one that meets the most requested attributes (1: one sample)"),
 		device:     fs.String("device", "cpu", DeviceFlagHelp),
 		form:       fs.String("form", "auto", "form: auto (by genre and length), none, AABA, ABAB, AABB or verse-chorus"),
+		cont:       fs.String("continue", "", "continue this MIDI file by --bars bars (default 8); the original is kept as it is"),
+		regen:      fs.String("regenerate", "", "re-sample bars A-B of the MIDI file given as the argument, keeping the rest"),
 	}
 }
 
@@ -311,7 +314,7 @@ func isPromptForm(c *Command, args []string) bool {
 	if err != nil {
 		return true // the prompt form reports the usage error
 	}
-	return len(pos) > 0 || *f.model == ""
+	return len(pos) > 0 || *f.model == "" || *f.cont != "" || *f.regen != ""
 }
 
 // runPromptGenerate is `amt generate "PROMPT" -o out.mid [--wav out.wav]
@@ -336,6 +339,34 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if !slices.Contains(Forms, *f.form) {
 		return fmt.Errorf("%w: --form %q: one of %s", ErrUsage, *f.form, strings.Join(Forms, ", "))
 	}
+	edit, file := *f.cont != "" || *f.regen != "", *f.cont
+	var from, to int
+	switch {
+	case *f.cont != "" && *f.regen != "":
+		return fmt.Errorf("%w: --continue and --regenerate: one at a time", ErrUsage)
+	case *f.cont != "" && len(pos) > 0:
+		return fmt.Errorf("%w: --continue FILE.mid takes no prompt", ErrUsage)
+	case *f.regen != "":
+		if len(pos) != 1 {
+			return fmt.Errorf("%w: --regenerate A-B FILE.mid: want the MIDI file as the argument", ErrUsage)
+		}
+		file = pos[0]
+		if from, to, err = ParseBarRange(*f.regen); err != nil {
+			return fmt.Errorf("%w: --regenerate: %v", ErrUsage, err)
+		}
+	}
+	if *f.cont != "" && *bars == 0 {
+		*bars = 8
+	}
+	if *f.cont != "" && *bars > MaxContinueBars {
+		return fmt.Errorf("%w: --bars %d: at most %d for --continue", ErrUsage, *bars, MaxContinueBars)
+	}
+	var src *midi.Score
+	if edit {
+		if src, err = midi.ReadFile(file); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+	}
 	prompt := ""
 	if len(pos) == 1 {
 		prompt = pos[0]
@@ -358,8 +389,17 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if *temp == 0 {
 		*temp = 1e-9 // greedy through the nucleus; 0 means default in PromptRequest
 	}
-	r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: prompt, Bars: *bars, Seed: *seed, Temperature: *temp,
-		TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), Candidates: *f.candidates, Form: *f.form})
+	var r *PromptResult
+	ss := SampleSettings{Temperature: *temp, TopK: *topK, TopP: *topP, Seed: *seed}
+	switch {
+	case *f.cont != "":
+		r, err = ContinueScore(ctx, m, src, file, *bars, ss, nil)
+	case *f.regen != "":
+		r, err = RegenerateScore(ctx, m, src, file, from, to, ss, *f.candidates, nil)
+	default:
+		r, err = GenerateFromPrompt(ctx, m, PromptRequest{Prompt: prompt, Bars: *bars, Seed: *seed, Temperature: *temp,
+			TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), Candidates: *f.candidates, Form: *f.form})
+	}
 	if err != nil {
 		return err
 	}
