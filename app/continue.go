@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
