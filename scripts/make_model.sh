@@ -9,15 +9,15 @@
 # change. Environment:
 #   AMT_MODEL_WORK  scratch folder (default /tmp/amt-model)
 #   ARRANGE_JOBS    mma processes for the arranged corpus (default 2)
-#   STEPS BATCH CONTEXT PRESET  training shape (default 1500, 8, 512, small)
+#   STEPS BATCH CONTEXT PRESET  training shape (default 3000, 4, 1024, small)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 DATA=${AMT_SHARED_DATA:-../shared/data}
 WORK=${AMT_MODEL_WORK:-/tmp/amt-model}
-STEPS=${STEPS:-1500}
-BATCH=${BATCH:-8}
-CONTEXT=${CONTEXT:-512}
+STEPS=${STEPS:-3000}
+BATCH=${BATCH:-4}
+CONTEXT=${CONTEXT:-1024}
 PRESET=${PRESET:-small}
 mkdir -p "$WORK"
 $GO build -o bin/amt .
@@ -36,7 +36,7 @@ done
 bin/amt ingest "$WORK/arranged" --project model --home "$WORK/home"
 bin/amt datasets --project model --home "$WORK/home" --export "$WORK/data/arranged" --dataset arranged
 "$WORK/trainmodel" --data "$WORK/data" --out "$WORK/run" --preset "$PRESET" --steps "$STEPS" \
-  --batch "$BATCH" --context "$CONTEXT" --warmup 50 --val-every 100 --checkpoint-every 100
+  --batch "$BATCH" --context "$CONTEXT" --warmup 100 --val-every 100 --checkpoint-every 100
 "$WORK/trainmodel" --export "$WORK/run" --to assets/model
 $GO build -o bin/amt .
 bin/amt eval-model --corpus "$DATA"
