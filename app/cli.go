@@ -51,9 +51,6 @@ func Commands() []*Command {
 	return out
 }
 
-// ErrUsage marks an error in the command line itself; Main prints the usage.
-var ErrUsage = errors.New("usage")
-
 // Main runs the command line: args[0] is the sub-command. It returns the
 // process exit code: 0 on success, 1 on failure, 2 on a usage error.
 func Main(ctx context.Context, env *Env, args []string) int {

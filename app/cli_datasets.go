@@ -5,10 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
-
-	bolt "go.etcd.io/bbolt"
-
-	"github.com/amtstudio/amt/storage"
 )
 
 func init() {
@@ -64,27 +60,9 @@ func init() {
 			fmt.Fprintf(env.Stdout, "exported dataset %q: %d shard pairs and vocab.json in %s\n", Safe(name), n, Safe(*export))
 			return nil
 		}
-		type failure struct {
-			Dataset string `json:"dataset"`
-			Path    string `json:"path"`
-			Error   string `json:"error"`
-		}
-		var fails []failure
+		var fails []FailedItem
 		if *failed {
-			err := st.View(func(tx *bolt.Tx) error {
-				for _, d := range list {
-					if err := storage.Items(tx, d.ID, func(it *storage.Item) bool {
-						if it.Status == storage.ItemFailed {
-							fails = append(fails, failure{d.Name, it.Path, it.Error})
-						}
-						return true
-					}); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
+			if fails, err = FailedItems(st, list); err != nil {
 				return err
 			}
 		}
@@ -92,7 +70,7 @@ func init() {
 			out := struct {
 				Project  string           `json:"project"`
 				Datasets []DatasetSummary `json:"datasets"`
-				Failed   []failure        `json:"failed,omitempty"`
+				Failed   []FailedItem     `json:"failed,omitempty"`
 			}{*project, list, fails}
 			if out.Datasets == nil {
 				out.Datasets = []DatasetSummary{}

@@ -401,9 +401,7 @@ func writeEvalText(w io.Writer, rep *EvalReport) {
 	tw.Flush()
 }
 
-// benchEval is `amt bench eval [DIR]`: parse every file of the folder, then
-// time midi.Analyze alone (the baseline) and eval.Measure over the same
-// scores on one core, and print the rates as JSON.
+// benchEval is `amt bench eval [DIR]`.
 func benchEval(ctx context.Context, env *Env, args []string) error {
 	c := &Command{Name: "bench eval", Usage: "bench eval [DIR]", Summary: "evaluation metrics rate"}
 	fs := NewFlags(env, c)
@@ -425,9 +423,36 @@ func benchEval(ctx context.Context, env *Env, args []string) error {
 	default:
 		return fmt.Errorf("%w: one DIR at most", ErrUsage)
 	}
-	files, err := collectMIDI([]string{dir})
+	out, err := BenchEval(ctx, dir, *rounds)
 	if err != nil {
 		return err
+	}
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// EvalBench is what `amt bench eval` prints (its fields in the
+// alphabetical order the command has always printed them in).
+type EvalBench struct {
+	AnalyzePiecesPerSecond float64 `json:"analyze_pieces_per_second"`
+	Cores                  int     `json:"cores"`
+	Dir                    string  `json:"dir"`
+	Files                  int     `json:"files"`
+	FloorPiecesPerSecond   int     `json:"floor_pieces_per_second"`
+	ParseFilesPerSecond    float64 `json:"parse_files_per_second"`
+	Parsed                 int     `json:"parsed"`
+	PiecesPerSecond        float64 `json:"pieces_per_second"` // eval.Measure
+	RatioToAnalyze         float64 `json:"ratio_to_analyze"`
+}
+
+// BenchEval parses every MIDI file under dir, then times midi.Analyze
+// alone (the baseline) and eval.Measure over the same scores on one core,
+// each the best of rounds passes.
+func BenchEval(ctx context.Context, dir string, rounds int) (*EvalBench, error) {
+	files, err := collectMIDI([]string{dir})
+	if err != nil {
+		return nil, err
 	}
 	t0 := time.Now()
 	var scores []*midi.Score
@@ -436,13 +461,13 @@ func benchEval(ctx context.Context, env *Env, args []string) error {
 			scores = append(scores, s)
 		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
 	parse := time.Since(t0).Seconds()
 	best := func(f func()) float64 {
 		b := math.Inf(1)
-		for r := 0; r < max(*rounds, 1); r++ {
+		for r := 0; r < max(rounds, 1); r++ {
 			t := time.Now()
 			f()
 			b = min(b, time.Since(t).Seconds())
@@ -461,16 +486,13 @@ func benchEval(ctx context.Context, env *Env, args []string) error {
 		}
 	})
 	n := float64(len(scores))
-	out := map[string]any{
-		"dir": dir, "files": len(files), "parsed": len(scores),
-		"parse_files_per_second":    n / parse,
-		"analyze_pieces_per_second": n / analyze,
-		"pieces_per_second":         n / measure,
-		"ratio_to_analyze":          analyze / measure,
-		"floor_pieces_per_second":   1000,
-		"cores":                     1,
-	}
-	enc := json.NewEncoder(env.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return &EvalBench{
+		Dir: dir, Files: len(files), Parsed: len(scores),
+		ParseFilesPerSecond:    n / parse,
+		AnalyzePiecesPerSecond: n / analyze,
+		PiecesPerSecond:        n / measure,
+		RatioToAnalyze:         analyze / measure,
+		FloorPiecesPerSecond:   1000,
+		Cores:                  1,
+	}, nil
 }

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/amtstudio/amt/storage"
 )
 
@@ -46,26 +44,7 @@ func init() {
 			return err
 		}
 		defer st.Close()
-		var runs []storage.IngestRun
-		err = st.View(func(tx *bolt.Tx) error {
-			p, err := storage.ProjectByName(tx, *project)
-			if err != nil {
-				return err
-			}
-			if runID == 0 {
-				runs, err = storage.IngestRuns(tx, p.ID)
-				return err
-			}
-			r, err := storage.GetIngestRun(tx, runID)
-			if err != nil {
-				return err
-			}
-			if r.ProjectID != p.ID {
-				return fmt.Errorf("run %d belongs to another project: %w", runID, storage.ErrNotFound)
-			}
-			runs = []storage.IngestRun{*r}
-			return nil
-		})
+		runs, err := IngestRuns(st, *project, runID)
 		if err != nil {
 			return err
 		}

@@ -39,6 +39,33 @@ func DrawRolls(out string, scores []*midi.Score, captions []string, beats []int,
 	return roll.WritePNG(out, roll.Grid(panels, max(o.Cols, 1), 6))
 }
 
+// RollFiles draws the first o.Bars bars of each MIDI file as a panel
+// captioned with its folder and name, in the files' order, and writes the
+// grid as the PNG out (amt roll).
+func RollFiles(ctx context.Context, out string, files []string, o RollOptions) error {
+	bars, px := o.Bars, o.PxPerBeat
+	if bars == 0 {
+		bars = 16
+	}
+	if px == 0 {
+		px = 12
+	}
+	var scores []*midi.Score
+	var captions []string
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s, err := midi.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("roll: %w", err)
+		}
+		scores = append(scores, s)
+		captions = append(captions, captionFit(filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f)), bars, px))
+	}
+	return DrawRolls(out, scores, captions, nil, o)
+}
+
 // captionFit clips a caption to the width of a panel of bars 4/4 bars.
 func captionFit(s string, bars, pxPerBeat int) string {
 	n := (bars*4*pxPerBeat - 4) / 6
@@ -176,23 +203,10 @@ func init() {
 		case len(pos) > 256:
 			return fmt.Errorf("%w: %d files: at most 256", ErrUsage, len(pos))
 		}
-		var scores []*midi.Score
-		var captions []string
-		for _, f := range pos {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			s, err := midi.ReadFile(f)
-			if err != nil {
-				return fmt.Errorf("roll: %w", err)
-			}
-			scores = append(scores, s)
-			captions = append(captions, captionFit(filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f)), *bars, *px))
-		}
-		if err := DrawRolls(*out, scores, captions, nil, RollOptions{Bars: *bars, Cols: *cols, PxPerBeat: *px, Height: *height}); err != nil {
+		if err := RollFiles(ctx, *out, pos, RollOptions{Bars: *bars, Cols: *cols, PxPerBeat: *px, Height: *height}); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "wrote %s: %d piano rolls\n", *out, len(scores))
+		fmt.Fprintf(env.Stdout, "wrote %s: %d piano rolls\n", *out, len(pos))
 		return nil
 	}
 	Register(c)

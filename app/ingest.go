@@ -513,6 +513,59 @@ func ListDatasets(st *storage.Store, project string) ([]DatasetSummary, error) {
 	return out, err
 }
 
+// FailedItem is a file of a dataset that could not be ingested, with the
+// reason (amt datasets --failed).
+type FailedItem struct {
+	Dataset string `json:"dataset"`
+	Path    string `json:"path"`
+	Error   string `json:"error"`
+}
+
+// FailedItems lists the failed files of the datasets, dataset by dataset.
+func FailedItems(st *storage.Store, datasets []DatasetSummary) ([]FailedItem, error) {
+	var out []FailedItem
+	err := st.View(func(tx *bolt.Tx) error {
+		for _, d := range datasets {
+			if err := storage.Items(tx, d.ID, func(it *storage.Item) bool {
+				if it.Status == storage.ItemFailed {
+					out = append(out, FailedItem{d.Name, it.Path, it.Error})
+				}
+				return true
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// IngestRuns returns a project's ingestion runs, oldest first; with runID
+// > 0, that one run (storage.ErrNotFound when it is another project's).
+func IngestRuns(st *storage.Store, project string, runID uint64) ([]storage.IngestRun, error) {
+	var runs []storage.IngestRun
+	err := st.View(func(tx *bolt.Tx) error {
+		p, err := storage.ProjectByName(tx, project)
+		if err != nil {
+			return err
+		}
+		if runID == 0 {
+			runs, err = storage.IngestRuns(tx, p.ID)
+			return err
+		}
+		r, err := storage.GetIngestRun(tx, runID)
+		if err != nil {
+			return err
+		}
+		if r.ProjectID != p.ID {
+			return fmt.Errorf("run %d belongs to another project: %w", runID, storage.ErrNotFound)
+		}
+		runs = []storage.IngestRun{*r}
+		return nil
+	})
+	return runs, err
+}
+
 // ExportDataset writes a dataset's token shards and vocab.json into dir (a
 // folder `amt train --data` reads): shards whose pieces are all live are
 // copied as they are, others are written again with only their live pieces.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -16,6 +17,12 @@ import (
 // window, which fills the same specs) is checked where it enters: an error
 // names the flag, the value and the allowed range, and is a usage error
 // (exit 2). NaN and ±Inf are refused by name.
+
+// ErrUsage marks a request the caller got wrong: a value out of range, a
+// malformed argument, options that exclude each other. Errors wrapping it
+// name the flag (or field), the value and what is allowed; the command
+// line prints its usage after them and exits 2.
+var ErrUsage = errors.New("usage")
 
 // Limits of generation.
 const (
@@ -62,8 +69,9 @@ func FirstError(errs ...error) error {
 	return nil
 }
 
-// checkSampling checks the sampling flags of generate and eval-model.
-func checkSampling(temp float64, topK int, topP float64) error {
+// CheckSampling checks sampling settings (--temperature, --top-k,
+// --top-p of generate and eval-model; a prompt request's).
+func CheckSampling(temp float64, topK int, topP float64) error {
 	return FirstError(
 		FloatIn("temperature", temp, 0, gpt.MaxTemperature),
 		IntIn("top-k", topK, 0, 65536),
@@ -75,7 +83,7 @@ func checkGenerate(bars, tokens int, temp float64, topK int, topP float64, candi
 	return FirstError(
 		IntIn("bars", bars, 0, MaxGenerateBars),
 		IntIn("tokens", tokens, 0, MaxGenerateTokens),
-		checkSampling(temp, topK, topP),
+		CheckSampling(temp, topK, topP),
 		IntIn("candidates", candidates, 1, MaxCandidates),
 		FloatIn("key-bias", keyBias, 0, MaxKeyBias))
 }
@@ -148,7 +156,7 @@ func checkPromptRequest(req PromptRequest) error {
 	}
 	return FirstError(
 		IntIn("tokens", req.MaxTokens, 0, MaxGenerateTokens),
-		checkSampling(req.Temperature, req.TopK, req.TopP),
+		CheckSampling(req.Temperature, req.TopK, req.TopP),
 		IntIn("candidates", req.Candidates, 0, MaxCandidates),
 		FloatIn("key-bias", float64(req.KeyBias), 0, MaxKeyBias))
 }
