@@ -70,7 +70,7 @@ gpu-emu: emu
 	$(EMU)/selftest engine/nn/cuda/kernels
 	@rm -f $(EMU)/reports.log
 	AMT_CUDA_EMU=$(CURDIR)/$(EMU) AMT_EMU_LOG=$(CURDIR)/$(EMU)/reports.log $(GO) test -count=1 -timeout 15m -tags cuda $(GPU_PKGS)
-	AMT_CUDA_EMU=$(CURDIR)/$(EMU) AMT_EMU_LOG=$(CURDIR)/$(EMU)/reports.log $(GO) test -count=1 -timeout 15m -tags cuda -run GPU ./app
+	AMT_CUDA_EMU=$(CURDIR)/$(EMU) AMT_EMU_LOG=$(CURDIR)/$(EMU)/reports.log $(GO) test -count=1 -timeout 15m -tags cuda -run GPU ./app/...
 	@if grep -E " (misuse|fault): " $(EMU)/reports.log 2>/dev/null; then echo "gpu-emu: the CUDA emulator reported the above"; exit 1; fi
 
 fuzz:

@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/app/cli"
 	"github.com/amtstudio/amt/ui"
 )
 
@@ -18,7 +18,7 @@ func main() {
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := app.Main(ctx, &app.Env{Stdout: os.Stdout, Stderr: os.Stderr}, os.Args[1:])
+	code := cli.Main(ctx, &cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Snapshot: ui.SnapshotPNG}, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -46,48 +45,6 @@ type EngineBench struct {
 	// training step by stage (events).
 	Device       string             `json:"device"`
 	TrainStageMS map[string]float64 `json:"train_stage_ms,omitempty"`
-}
-
-func init() {
-	c := &Command{
-		Name:    "engine",
-		Usage:   "bench engine [--json] [--repeat N] [--steps N] [--device cpu|cuda|auto]",
-		Summary: "engine matmul vs OpenBLAS, small-preset training tokens/s (8×256), 1,024-token generation",
-	}
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		fs := NewFlags(env, c)
-		jsonOut := fs.Bool("json", false, "print JSON")
-		repeat := fs.Int("repeat", 3, "measurements per figure (best and spread reported)")
-		steps := fs.Int("steps", 3, "training steps per measurement")
-		dev := fs.String("device", "cpu", DeviceFlagHelp)
-		if _, err := ParseInterleaved(fs, args); err != nil {
-			return err
-		}
-		r, err := BenchEngine(ctx, max(1, *repeat), max(1, *steps), *dev)
-		if err != nil {
-			return err
-		}
-		if *jsonOut {
-			enc := json.NewEncoder(env.Stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(r)
-		}
-		fmt.Fprintf(env.Stdout, "device: %s\n", r.Device)
-		if r.OpenBLASGFLOPS > 0 {
-			fmt.Fprintf(env.Stdout, "matmul %v: engine %.1f GFLOP/s, OpenBLAS threaded %.1f GFLOP/s (ratio %.2f)\n", r.MatmulShape, r.MatmulGFLOPS, r.OpenBLASGFLOPS, r.MatmulRatio)
-		} else {
-			fmt.Fprintf(env.Stdout, "matmul %v: %.1f GFLOP/s on the device\n", r.MatmulShape, r.MatmulGFLOPS)
-		}
-		fmt.Fprintf(env.Stdout, "train small 8×256: %.0f tokens/s (spread %.0f–%.0f), %.2f CPU-s per step\n", r.TrainTokensPerSecond, r.TrainSpread[0], r.TrainSpread[1], r.TrainCPUSecondsStep)
-		if len(r.TrainStageMS) > 0 {
-			fmt.Fprintf(env.Stdout, "  device ms per step: forward %.2f, backward %.2f, optimizer %.2f, host→device %.3f\n",
-				r.TrainStageMS["forward"], r.TrainStageMS["backward"], r.TrainStageMS["optimizer"], r.TrainStageMS["h2d"])
-		}
-		fmt.Fprintf(env.Stdout, "generate 1024 tokens (window %d): %.3f s (spread %.3f–%.3f)\n", r.GenerateWindow, r.GenerateSeconds1024, r.GenerateSpread[0], r.GenerateSpread[1])
-		fmt.Fprintf(env.Stdout, "params %d, vocab %d, workers %d, OpenBLAS kernels %s, peak RSS %.0f MB, load average %s\n", r.Params, r.Vocab, r.Workers, r.BLASCore, r.PeakRSSMB, r.LoadAverage)
-		return nil
-	}
-	RegisterBench(c)
 }
 
 func spreadOf(xs []float64, higherBetter bool) (best float64, spread [2]float64) {

@@ -2,13 +2,10 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"time"
 
-	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/synth"
 )
@@ -86,36 +83,4 @@ func BenchSynth(ctx context.Context, file, soundFont string, minSec float64) (*B
 	res.SoundFontVsFloor = res.SoundFontRTF / 100
 	res.SoundFontVsBuiltin = res.SoundFontRTF / res.BuiltinRTF
 	return res, nil
-}
-
-func init() {
-	c := &Command{
-		Name:    "synth",
-		Usage:   "bench synth [--file FILE.mid] [--soundfont PATH] [--min-seconds S]",
-		Summary: "SF2 and built-in rendering speed on one core (real-time factor; default POP909 song 001)",
-	}
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		fs := NewFlags(env, c)
-		file := fs.String("file", "", "MIDI file (default: POP909 001 from the shared corpus)")
-		sf := fs.String("soundfont", "", "SoundFont (default: the first in "+synth.SystemSoundFontDir+")")
-		minSec := fs.Float64("min-seconds", 2, "least rendering time per synthesizer")
-		if _, err := ParseInterleaved(fs, args); err != nil {
-			return err
-		}
-		if *file == "" {
-			d := corpus.Dir()
-			if d == "" {
-				return fmt.Errorf("%w: no --file and no shared corpus (set AMT_SHARED_DATA)", ErrUsage)
-			}
-			*file = filepath.Join(d, corpus.POP909, "001", "001.mid")
-		}
-		res, err := BenchSynth(ctx, *file, *sf, *minSec)
-		if err != nil {
-			return err
-		}
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
-	RegisterBench(c)
 }

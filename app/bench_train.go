@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/amtstudio/amt/engine/train"
@@ -40,50 +38,6 @@ func (c TrainBenchConfig) String() string {
 		s += " precision=" + c.Precision
 	}
 	return s
-}
-
-// ParseTrainBenchConfig reads "key=value" pairs separated by spaces or
-// commas over def: batch, accum, prefetch, loaders (loader-workers),
-// threads, device, precision.
-func ParseTrainBenchConfig(s string, def TrainBenchConfig) (TrainBenchConfig, error) {
-	c := def
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			return c, fmt.Errorf("%w: configuration %q: %q is not key=value", ErrUsage, s, f)
-		}
-		k = strings.ToLower(strings.TrimSpace(k))
-		num := func(min int) (int, error) {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < min {
-				return 0, fmt.Errorf("%w: configuration %q: %s=%q: give a whole number ≥ %d", ErrUsage, s, k, v, min)
-			}
-			return n, nil
-		}
-		var err error
-		switch k {
-		case "batch":
-			c.Batch, err = num(1)
-		case "accum":
-			c.Accum, err = num(1)
-		case "prefetch":
-			c.Prefetch, err = num(1)
-		case "loaders", "loader-workers", "loader_workers":
-			c.LoaderWorkers, err = num(1)
-		case "threads", "workers":
-			c.Threads, err = num(0)
-		case "device":
-			c.Device = strings.ToLower(v)
-		case "precision":
-			c.Precision = strings.ToLower(v)
-		default:
-			return c, fmt.Errorf("%w: configuration %q: unknown key %q (batch, accum, prefetch, loaders, threads, device, precision)", ErrUsage, s, k)
-		}
-		if err != nil {
-			return c, err
-		}
-	}
-	return c, nil
 }
 
 // TrainFigures are the speed of one training run or configuration: what
@@ -334,72 +288,4 @@ func benchTrainOnce(ctx context.Context, data, preset string, context_, steps, w
 	f := figuresOf(events, c.Batch*context_*c.Accum)
 	f.Config, f.Device = c.String(), device
 	return f, nil
-}
-
-func init() {
-	c := &Command{
-		Name:  "train",
-		Usage: "bench train --data DIR [--preset small] [--context 256] [--steps 10] [--warmup 2] [--rounds N] [--json] [--compare] [CONFIG [CONFIG]]",
-		Summary: "training speed of one configuration, or of two on the same data with --compare (tokens/s, stage times, speed-up); " +
-			"CONFIG is key=value pairs: batch, accum, prefetch, loaders, threads, device, precision (e.g. \"batch=8 accum=2 device=cuda precision=bf16\")",
-	}
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		fs := NewFlags(env, c)
-		data := fs.String("data", "", "folder of token shards (NAME.bin + NAME.idx, vocab.json) or MIDI files")
-		preset := fs.String("preset", "small", "model size")
-		ctxLen := fs.Int("context", 256, "tokens per sequence (T)")
-		steps := fs.Int("steps", 10, "steps measured per configuration")
-		warmup := fs.Int("warmup", 2, "steps run first and left out of the figures")
-		rounds := fs.Int("rounds", 1, "configurations take turns this many times; each one's best round is reported")
-		seed := fs.Uint64("seed", 1, "seed of initialization and batches (the same for every configuration)")
-		compare := fs.Bool("compare", false, "measure two configurations and the speed-up of the second over the first")
-		jsonOut := fs.Bool("json", false, "print JSON")
-		pos, err := ParseInterleaved(fs, args)
-		if err != nil {
-			return err
-		}
-		if *data == "" {
-			return fmt.Errorf("%w: --data is required", ErrUsage)
-		}
-		if *steps < 1 || *warmup < 0 || *ctxLen < 1 {
-			return fmt.Errorf("%w: --steps ≥ 1, --warmup ≥ 0 and --context ≥ 1 (got %d, %d, %d)", ErrUsage, *steps, *warmup, *ctxLen)
-		}
-		want := 1
-		if *compare {
-			want = 2
-		}
-		if len(pos) > want {
-			return fmt.Errorf("%w: %d configurations given, at most %d (--compare takes two)", ErrUsage, len(pos), want)
-		}
-		if *compare && len(pos) == 0 {
-			return fmt.Errorf("%w: --compare needs two configurations (or one, compared with the defaults %q)", ErrUsage, DefaultTrainBenchConfig())
-		}
-		var cfgs []TrainBenchConfig
-		if *compare && len(pos) == 1 {
-			cfgs = append(cfgs, DefaultTrainBenchConfig())
-		}
-		for _, p := range pos {
-			cfg, err := ParseTrainBenchConfig(p, DefaultTrainBenchConfig())
-			if err != nil {
-				return err
-			}
-			cfgs = append(cfgs, cfg)
-		}
-		if len(cfgs) == 0 {
-			cfgs = []TrainBenchConfig{DefaultTrainBenchConfig()}
-		}
-		r, err := BenchTrain(ctx, *data, *preset, *ctxLen, *steps, *warmup, *rounds, *seed, cfgs)
-		if err != nil {
-			return err
-		}
-		if *jsonOut {
-			enc := json.NewEncoder(env.Stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(r)
-		}
-		fmt.Fprintf(env.Stdout, "data %s, preset %s, context %d: %d steps measured after %d warm-up, same seed, best of %d round(s)\n", r.Data, r.Preset, r.Context, r.Steps, r.Warmup, r.Rounds)
-		WriteTrainComparison(env.Stdout, r.Runs...)
-		return nil
-	}
-	RegisterBench(c)
 }

@@ -66,9 +66,6 @@ func GPUAvailable() (ok bool, reason string) {
 	return true, r
 }
 
-// DeviceFlagHelp is the help of every --device flag.
-const DeviceFlagHelp = "compute device: cpu, cuda, or auto (CUDA when it opens, else the CPU); the GPU path is " + GPUVerification
-
 // GPUVerification says how far the GPU path is verified: shown beside the
 // GPU choice (docs/GPU.md).
 const GPUVerification = "checked against the CPU under a CUDA emulator; not yet measured on GPU hardware"

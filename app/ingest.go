@@ -674,3 +674,9 @@ func onlineText(st *storage.Store, opts IngestOptions) (*text.Wiki, error) {
 	return text.NewWiki(text.WikiOptions{Endpoint: opts.WikiEndpoint,
 		Cache: text.FileCache{Dir: filepath.Join(st.Dir, storage.CacheDir, "wiki")}})
 }
+
+// OpenStore opens the data directory home ("" : $AMT_HOME or the user data
+// folder, see storage.DefaultDir).
+func OpenStore(home string) (*storage.Store, error) {
+	return storage.Open(home)
+}

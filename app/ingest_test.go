@@ -21,6 +21,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/amtstudio/amt/app/internal/testfiles"
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/pipeline"
@@ -28,37 +29,6 @@ import (
 	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/storage"
 )
-
-// writeSynthCorpus writes n small MIDI files (a scale over a few bars,
-// varying tempo, program and title) and one corrupt file under dir, with
-// a metadata table naming them.
-func writeSynthCorpus(t testing.TB, dir string, n int) {
-	t.Helper()
-	var csv strings.Builder
-	csv.WriteString("file,title,genre\n")
-	for i := 0; i < n; i++ {
-		s := &midi.Score{Format: 1, TicksPerBeat: 96, Title: fmt.Sprintf("Tune %d", i),
-			Tempos: []midi.TempoChange{{Tick: 0, MicrosPerBeat: 400000 + 20000*(i%10)}},
-			Meters: []midi.MeterChange{{Tick: 0, Num: 4, Den: 4}}}
-		tr := midi.Track{Name: "lead", Channel: 0, Program: (i * 7) % 128}
-		bars := 2 + i%5
-		for k := 0; k < bars*4; k++ {
-			tr.Notes = append(tr.Notes, midi.Note{Tick: int64(k * 96), Dur: 90, Pitch: uint8(60 + (k*2+i)%12), Velocity: uint8(60 + i%40)})
-		}
-		s.Tracks = []midi.Track{tr}
-		s.EndTick = int64(bars * 4 * 96)
-		name := fmt.Sprintf("set%d/tune%03d.mid", i%4, i)
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := midi.WriteFile(p, s); err != nil {
-			t.Fatal(err)
-		}
-		genre := []string{"jig", "reel", "waltz", "ballad"}[i%4]
-		fmt.Fprintf(&csv, "%s,Tune %d,%s\n", path.Base(name), i, genre)
-	}
-	os.WriteFile(filepath.Join(dir, "broken.mid"), []byte("MThd\x00\x00\x00\x06\x00\x01"), 0o644)
-	os.WriteFile(filepath.Join(dir, "index.csv"), []byte(csv.String()), 0o644)
-}
 
 // storeState reads back every item of the project's single dataset with
 // its piece from the shard files, checking the store's invariants on the
@@ -141,7 +111,7 @@ func storeState(t *testing.T, home, project string) map[string]itemState {
 
 func TestIngestSyntheticCorpusAndReingest(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
-	writeSynthCorpus(t, root, 40)
+	testfiles.Corpus(t, root, 40)
 	st, err := storage.Open(home)
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +187,7 @@ func TestIngestSyntheticCorpusAndReingest(t *testing.T) {
 // pieces whose metadata names no genre, and their captions.
 func TestIngestDefaultGenre(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
-	writeSynthCorpus(t, root, 4)
+	testfiles.Corpus(t, root, 4)
 	os.Remove(filepath.Join(root, "index.csv"))
 	st, err := storage.Open(home)
 	if err != nil {
@@ -300,7 +270,7 @@ func (p *slowProcessor) Analyze(it *pipeline.Item) error {
 // pieces, same styles, no stray files, no duplicates.
 func TestIngestKilledRunsLeaveStoreConsistent(t *testing.T) {
 	root := t.TempDir()
-	writeSynthCorpus(t, root, 240)
+	testfiles.Corpus(t, root, 240)
 	ref := t.TempDir()
 	func() {
 		st, err := storage.Open(ref)
@@ -381,96 +351,6 @@ func TestIngestKilledRunsLeaveStoreConsistent(t *testing.T) {
 	}
 }
 
-func TestIngestCommandsJSONAndReport(t *testing.T) {
-	root, home := t.TempDir(), t.TempDir()
-	writeSynthCorpus(t, root, 16)
-	var out, errb bytes.Buffer
-	env := &Env{Stdout: &out, Stderr: &errb}
-	if code := Main(context.Background(), env, []string{"ingest", root, "--project", "p", "--home", home, "--json", "--mode", "preload", "--workers", "1"}); code != 0 {
-		t.Fatalf("ingest exit %d: %s", code, errb.String())
-	}
-	var sum struct {
-		RunID       uint64   `json:"run_id"`
-		Files       int      `json:"files"`
-		OK          int      `json:"ok"`
-		Failed      int      `json:"failed"`
-		Seconds     float64  `json:"seconds"`
-		Bottleneck  string   `json:"bottleneck"`
-		Suggestions []string `json:"suggestions"`
-		Stages      []struct {
-			Name        string  `json:"name"`
-			BusySeconds float64 `json:"busy_seconds"`
-			WaitSeconds float64 `json:"wait_seconds"`
-			Items       int     `json:"items"`
-			QueueMean   float64 `json:"queue_mean"`
-			QueueMax    int     `json:"queue_max"`
-		} `json:"stages"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
-		t.Fatalf("%v: %s", err, out.String())
-	}
-	if sum.Files != 17 || sum.OK != 16 || sum.Failed != 1 || sum.Seconds <= 0 || sum.Bottleneck == "" || len(sum.Suggestions) == 0 || len(sum.Stages) != 8 {
-		t.Errorf("summary %+v", sum)
-	}
-	if sum.Stages[2].Name != "parse" || sum.Stages[2].Items != 17 || sum.Stages[2].BusySeconds <= 0 {
-		t.Errorf("parse stage %+v", sum.Stages[2])
-	}
-	out.Reset()
-	if code := Main(context.Background(), env, []string{"datasets", "--project", "p", "--home", home, "--json", "--failed"}); code != 0 {
-		t.Fatalf("datasets exit %d: %s", code, errb.String())
-	}
-	var ds struct {
-		Datasets []struct {
-			Name  string `json:"name"`
-			Items int    `json:"items"`
-			OK    int    `json:"ok"`
-		} `json:"datasets"`
-		Failed []struct{ Path, Error string } `json:"failed"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &ds); err != nil || len(ds.Datasets) != 1 || ds.Datasets[0].Items != 17 || ds.Datasets[0].OK != 16 ||
-		len(ds.Failed) != 1 || ds.Failed[0].Path != "broken.mid" || !strings.Contains(ds.Failed[0].Error, "broken.mid") {
-		t.Errorf("datasets: %v %s", err, out.String())
-	}
-	out.Reset()
-	if code := Main(context.Background(), env, []string{"report", "--project", "p", "--home", home, "--run", fmt.Sprint(sum.RunID)}); code != 0 {
-		t.Fatalf("report exit %d: %s", code, errb.String())
-	}
-	for _, want := range []string{"stage", "tokenize", "queue mean", "bottleneck:"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, out.String())
-		}
-	}
-	// Export: the folder holds shard pairs in the contract format and vocab.json.
-	exp := filepath.Join(t.TempDir(), "export")
-	out.Reset()
-	if code := Main(context.Background(), env, []string{"datasets", "--project", "p", "--home", home, "--export", exp}); code != 0 {
-		t.Fatalf("export exit %d: %s", code, errb.String())
-	}
-	ents, _ := os.ReadDir(exp)
-	pieces := 0
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".bin") {
-			_, offs, err := pipeline.ReadShard(exp, strings.TrimSuffix(e.Name(), ".bin"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			pieces += len(offs) - 1
-		}
-	}
-	if pieces != 16 {
-		t.Errorf("exported %d pieces, want 16", pieces)
-	}
-	if _, err := os.Stat(filepath.Join(exp, "vocab.json")); err != nil {
-		t.Errorf("no vocab.json in the export: %v", err)
-	}
-	// Usage errors.
-	for _, args := range [][]string{{"ingest", root}, {"ingest", "--project", "p"}, {"ingest", root, "--project", "p", "--mode", "fast"}, {"report", "--project", "p", "--run", "x"}} {
-		if code := Main(context.Background(), env, append(args, "--home", home)); code != 2 {
-			t.Errorf("%v: exit %d, want 2", args, code)
-		}
-	}
-}
-
 func TestIngestPOP909(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -503,7 +383,7 @@ func TestIngestPOP909(t *testing.T) {
 
 func TestIngestCancelledRecordsRun(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
-	writeSynthCorpus(t, root, 30)
+	testfiles.Corpus(t, root, 30)
 	st, err := storage.Open(home)
 	if err != nil {
 		t.Fatal(err)

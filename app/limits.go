@@ -78,16 +78,6 @@ func CheckSampling(temp float64, topK int, topP float64) error {
 		FloatIn("top-p", topP, 0, 1))
 }
 
-// checkGenerate checks the flags of `amt generate` (both forms).
-func checkGenerate(bars, tokens int, temp float64, topK int, topP float64, candidates int, keyBias float64) error {
-	return FirstError(
-		IntIn("bars", bars, 0, MaxGenerateBars),
-		IntIn("tokens", tokens, 0, MaxGenerateTokens),
-		CheckSampling(temp, topK, topP),
-		IntIn("candidates", candidates, 1, MaxCandidates),
-		FloatIn("key-bias", keyBias, 0, MaxKeyBias))
-}
-
 // Validate checks a training spec as `amt train` and the Training screen
 // give it: each number within its range (errors name the flag), then the
 // memory the run would ask for against the memory available.

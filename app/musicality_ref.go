@@ -84,15 +84,6 @@ func newRef(name, path string, ms []eval.Metrics) *CorpusRef {
 // NamedDir is a reference folder given on the command line (NAME=DIR).
 type NamedDir struct{ Name, Dir string }
 
-// ParseNamedDir reads NAME=DIR.
-func ParseNamedDir(s string) (NamedDir, error) {
-	name, dir, ok := strings.Cut(s, "=")
-	if !ok || name == "" || dir == "" {
-		return NamedDir{}, fmt.Errorf("%w: --reference %q: want NAME=DIR", ErrUsage, s)
-	}
-	return NamedDir{name, dir}, nil
-}
-
 // MusicalityReferences measures the corpora found under dir (POP909,
 // Nottingham, OpenMSX, Freedoom; any may be missing; dir "" skips them)
 // and the extra folders, and returns the references by name, with "drums"

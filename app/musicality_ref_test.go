@@ -2,13 +2,13 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/amtstudio/amt/app/internal/testfiles"
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/token"
@@ -72,18 +72,6 @@ func TestMatchCorpus(t *testing.T) {
 	} {
 		if got := MatchCorpus(c.prompt, RequestAttributes(c.prompt, v, 0)); got != c.want {
 			t.Errorf("%q: matched %s, want %s", c.prompt, got, c.want)
-		}
-	}
-}
-
-func TestParseNamedDir(t *testing.T) {
-	nd, err := ParseNamedDir("mma=/data/arranged")
-	if err != nil || nd.Name != "mma" || nd.Dir != "/data/arranged" {
-		t.Errorf("%+v %v", nd, err)
-	}
-	for _, bad := range []string{"mma", "=dir", "mma=", ""} {
-		if _, err := ParseNamedDir(bad); !errors.Is(err, ErrUsage) {
-			t.Errorf("%q: err %v, want a usage error", bad, err)
 		}
 	}
 }
@@ -176,13 +164,13 @@ func TestJudgeMusicality(t *testing.T) {
 }
 
 // A folder given as a reference is measured with the corpora's code: two
-// scales of eight quarter notes (smfScale) are two 4/4 bars each, 1 note a
+// scales of eight quarter notes (testfiles.Scale) are two 4/4 bars each, 1 note a
 // beat; the second bar (G A B C, or D E F# G) is the first (C D E F, or
 // G A B C) a fifth up: a transposed repeat.
 func TestMusicalityReferencesExtraFolder(t *testing.T) {
 	dir := t.TempDir()
-	smfScale(t, filepath.Join(dir, "c.mid"), 500000, 60)
-	smfScale(t, filepath.Join(dir, "g.mid"), 600000, 67)
+	testfiles.Scale(t, filepath.Join(dir, "c.mid"), 500000, 60)
+	testfiles.Scale(t, filepath.Join(dir, "g.mid"), 600000, 67)
 	refs, err := MusicalityReferences(context.Background(), "", []NamedDir{{"mine", dir}})
 	if err != nil {
 		t.Fatal(err)

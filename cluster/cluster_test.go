@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/app/cli"
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
@@ -98,7 +99,7 @@ func midiInput(t *testing.T) string {
 func runCLI(t *testing.T, args ...string) string {
 	t.Helper()
 	var so, se bytes.Buffer
-	if code := app.Main(context.Background(), &app.Env{Stdout: &so, Stderr: &se}, args); code != 0 {
+	if code := cli.Main(context.Background(), &cli.Env{Stdout: &so, Stderr: &se}, args); code != 0 {
 		t.Fatalf("amt %s: exit %d\n%s%s", strings.Join(args, " "), code, so.String(), se.String())
 	}
 	return so.String()
@@ -167,7 +168,7 @@ func TestTorchrunTrainsAModelAmtPlays(t *testing.T) {
 	runCLI(t, "datasets", "--project", "p", "--dataset", "d", "--home", home, "--export-examples", exDir,
 		"--examples", "64", "--val-examples", "16", "--context", strconv.Itoa(T), "--batch", strconv.Itoa(batch), "--seed", "3")
 	var se bytes.Buffer
-	if code := app.Main(ctx, &app.Env{Stdout: &se, Stderr: &se}, []string{"datasets", "--project", "p", "--home", home,
+	if code := cli.Main(ctx, &cli.Env{Stdout: &se, Stderr: &se}, []string{"datasets", "--project", "p", "--home", home,
 		"--export-examples", filepath.Join(work, "bad"), "--context", "1"}); code != 2 || !strings.Contains(se.String(), "--context") {
 		t.Errorf("export with context 1: exit %d, %q; want a usage error (2)", code, se.String())
 	}

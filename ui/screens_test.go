@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/app/cli"
 	"github.com/amtstudio/amt/storage"
 )
 
@@ -198,7 +199,7 @@ func TestComposeDefaultModelMatchesCLIAndDeletes(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "cli.mid")
 	var stdout, stderr bytes.Buffer
-	if code := app.Main(context.Background(), &app.Env{Stdout: &stdout, Stderr: &stderr}, []string{"generate", prompt, "-o", out, "--seed", "21"}); code != 0 {
+	if code := cli.Main(context.Background(), &cli.Env{Stdout: &stdout, Stderr: &stderr}, []string{"generate", prompt, "-o", out, "--seed", "21"}); code != 0 {
 		t.Fatalf("amt generate: exit %d: %s", code, stderr.String())
 	}
 	if cli, err := os.ReadFile(out); err != nil || !bytes.Equal(gui, cli) {

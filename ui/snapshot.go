@@ -108,47 +108,25 @@ func WritePNG(path string, img image.Image) error {
 	return nil
 }
 
-func init() {
-	c := &app.Command{
-		Name:    "snapshot",
-		Usage:   "snapshot --screen compose|datasets|training|settings -o FILE.png [--width W --height H] [--home DIR]",
-		Summary: "render a screen with the headless driver and save it as PNG",
+// SnapshotPNG renders the named screen at width × height pixels over the
+// data directory home ("": the demo state Snapshot builds) and writes it
+// as the PNG out: `amt snapshot` (main.go hands it to the command line).
+func SnapshotPNG(screen, home string, width, height int, out string) error {
+	size := fyne.NewSize(float32(width), float32(height))
+	var img image.Image
+	var err error
+	if home != "" {
+		st, oerr := app.OpenStudio(home)
+		if oerr != nil {
+			return oerr
+		}
+		defer st.Close()
+		img, err = SnapshotStudio(st, screen, size)
+	} else {
+		img, err = Snapshot(screen, size)
 	}
-	c.Run = func(ctx context.Context, env *app.Env, args []string) error {
-		fs := app.NewFlags(env, c)
-		screen := fs.String("screen", "compose", "screen to render")
-		out := fs.String("o", "", "output PNG file")
-		w := fs.Int("width", 1100, "width in pixels")
-		h := fs.Int("height", 720, "height in pixels")
-		home := fs.String("home", "", "render this data directory's state (default: build a demo state in a temp folder)")
-		if _, err := app.ParseInterleaved(fs, args); err != nil {
-			return err
-		}
-		if *out == "" {
-			return fmt.Errorf("%w: -o FILE.png is required", app.ErrUsage)
-		}
-		// A window larger than 8K would ask the headless driver for
-		// gigabytes (100,000 × 100,000 died out of memory).
-		if err := app.FirstError(app.IntIn("width", *w, 1, 8192), app.IntIn("height", *h, 1, 8192)); err != nil {
-			return err
-		}
-		size := fyne.NewSize(float32(*w), float32(*h))
-		var img image.Image
-		var err error
-		if *home != "" {
-			st, oerr := app.OpenStudio(*home)
-			if oerr != nil {
-				return oerr
-			}
-			defer st.Close()
-			img, err = SnapshotStudio(st, *screen, size)
-		} else {
-			img, err = Snapshot(*screen, size)
-		}
-		if err != nil {
-			return err
-		}
-		return WritePNG(*out, img)
+	if err != nil {
+		return err
 	}
-	app.Register(c)
+	return WritePNG(out, img)
 }

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/engine/synth"
+)
+
+// synthFlags adds the synthesizer choice shared by render and play.
+type synthFlags struct {
+	soundfont *string
+	builtin   *bool
+	rate      *int
+	reverb    *bool
+}
+
+func addSynthFlags(fs interface {
+	String(name, value, usage string) *string
+	Bool(name string, value bool, usage string) *bool
+	Int(name string, value int, usage string) *int
+}) synthFlags {
+	return synthFlags{
+		soundfont: fs.String("soundfont", "", "SoundFont .sf2 to play with (default: the first in "+synth.SystemSoundFontDir+", else the built-in synthesizer)"),
+		builtin:   fs.Bool("builtin", false, "use the built-in synthesizer even when a SoundFont is installed"),
+		rate:      fs.Int("rate", 44100, "sample rate: 44100 or 48000"),
+		reverb:    fs.Bool("reverb", false, "add reverb and chorus"),
+	}
+}
+
+func (f synthFlags) check() error {
+	if *f.builtin && *f.soundfont != "" {
+		return fmt.Errorf("%w: --soundfont and --builtin exclude each other", ErrUsage)
+	}
+	return nil
+}
+
+func init() {
+	c := &Command{
+		Name:    "render",
+		Usage:   "render FILE.mid -o OUT.wav [--soundfont PATH|--builtin] [--rate 44100|48000] [--bits 16|24] [--reverb] [--json]",
+		Summary: "render a MIDI file to a WAV file with a SoundFont or the built-in synthesizer",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		out := fs.String("o", "", "output WAV file (required)")
+		bits := fs.Int("bits", 16, "WAV bit depth: 16 or 24")
+		asJSON := fs.Bool("json", false, "print the result as JSON")
+		sf := addSynthFlags(fs)
+		pos, err := ParseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 1 {
+			return fmt.Errorf("%w: need one MIDI file", ErrUsage)
+		}
+		if *out == "" {
+			return fmt.Errorf("%w: -o OUT.wav is required", ErrUsage)
+		}
+		if !strings.EqualFold(filepath.Ext(*out), ".wav") {
+			return fmt.Errorf("%w: -o %s: the output must be a .wav file", ErrUsage, *out)
+		}
+		if err := sf.check(); err != nil {
+			return err
+		}
+		opts := app.RenderOptions{Input: pos[0], Output: *out, SoundFont: *sf.soundfont, Builtin: *sf.builtin,
+			SampleRate: *sf.rate, Bits: *bits, Reverb: *sf.reverb}
+		if !*asJSON {
+			last := time.Time{}
+			opts.Progress = func(done, total float64) {
+				if time.Since(last) > 200*time.Millisecond {
+					last = time.Now()
+					fmt.Fprintf(env.Stderr, "\rrendering %s / %s", fmtDur(done), fmtDur(total))
+				}
+			}
+		}
+		res, err := app.RenderFile(ctx, opts)
+		if !*asJSON {
+			fmt.Fprint(env.Stderr, "\r\033[K")
+		}
+		if err != nil {
+			return err
+		}
+		if res.Warning != "" {
+			fmt.Fprintf(env.Stderr, "warning: %s\n", Safe(res.Warning))
+		}
+		if *asJSON {
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(res)
+		}
+		fmt.Fprintf(env.Stdout, "%s: %s of audio with %s in %.2f s CPU (%.0f× real time), peak %.3f, rms %.4f\n",
+			Safe(res.Output), fmtDur(res.AudioSeconds), Safe(res.SoundFont), res.CPUSeconds, res.RealtimeFactor, res.Peak, res.RMS)
+		return nil
+	}
+	Register(c)
+}
+
+// fmtDur formats seconds as m:ss, or h:mm:ss from an hour.
+func fmtDur(sec float64) string {
+	s := int(max(sec, 0))
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}

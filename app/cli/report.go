@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/storage"
+)
+
+func init() {
+	c := &Command{
+		Name:    "report",
+		Usage:   "report --project NAME [--run ID] [--json] [--home DIR]",
+		Summary: "print an ingestion run's stage report (without --run: list the project's runs)",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		project := fs.String("project", "", "project name")
+		runArg := fs.String("run", "", "ingestion run id (see amt report --project NAME)")
+		asJSON := fs.Bool("json", false, "print JSON")
+		home := fs.String("home", "", "data directory (default: $AMT_HOME or the user data folder)")
+		pos, err := ParseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 0 {
+			return fmt.Errorf("%w: unexpected arguments %v", ErrUsage, pos)
+		}
+		if *project == "" {
+			return fmt.Errorf("%w: --project is required", ErrUsage)
+		}
+		var runID uint64
+		if *runArg != "" {
+			if runID, err = strconv.ParseUint(*runArg, 10, 64); err != nil || runID == 0 {
+				return fmt.Errorf("%w: --run %q is not a run id", ErrUsage, *runArg)
+			}
+		}
+		st, err := app.OpenStore(*home)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		runs, err := app.IngestRuns(st, *project, runID)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			if runID != 0 {
+				return enc.Encode(runs[0])
+			}
+			if runs == nil {
+				runs = []storage.IngestRun{}
+			}
+			return enc.Encode(runs)
+		}
+		if runID == 0 {
+			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tMODE\tFILES\tPROCESSED\tOK\tFAILED\tSECONDS\tBOTTLENECK")
+			for _, r := range runs {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
+					Safe(r.Status), Safe(r.Mode), r.Files, r.Processed, r.OK, r.Failed, r.Seconds, Safe(r.Bottleneck)) // stored text
+			}
+			return tw.Flush()
+		}
+		r := runs[0]
+		fmt.Fprintf(env.Stdout, "run %d (%s, %s mode, started %s)\n", r.ID, Safe(r.Status), Safe(r.Mode), r.Started.Local().Format("2006-01-02 15:04:05"))
+		if r.Error != "" {
+			fmt.Fprintf(env.Stdout, "error: %s\n", Safe(r.Error))
+		}
+		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed), %d unchanged, %d removed; %.2f s\n\n",
+			r.Files, r.Processed, r.OK, r.Failed, r.Unchanged, r.Removed, r.Seconds)
+		writeRebarred(env.Stdout, r.Rebarred, r.RebarredFiles)
+		writeStageTable(env.Stdout, r.Stages)
+		fmt.Fprintf(env.Stdout, "\nbottleneck: %s\n", Safe(r.Bottleneck))
+		for _, s := range r.Suggestions {
+			fmt.Fprintf(env.Stdout, "  - %s\n", Safe(s))
+		}
+		return nil
+	}
+	Register(c)
+}
+
+// rebarredShown bounds the re-barred files the text report lists.
+const rebarredShown = 20
+
+// writeRebarred lists the files whose declared meter gave way to the one
+// inferred from their notes (at most rebarredShown; --json has them all
+// up to pipeline.MaxRebarredFiles).
+func writeRebarred(w io.Writer, n int, files []string) {
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "re-barred: %d files (declared meter replaced by the one inferred from the notes)\n", n)
+	for i, f := range files {
+		if i == rebarredShown {
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	if n > min(len(files), rebarredShown) {
+		fmt.Fprintf(w, "  … and %d more\n", n-min(len(files), rebarredShown))
+	}
+	fmt.Fprintln(w)
+}

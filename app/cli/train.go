@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"runtime/trace"
+	"strings"
+
+	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/train"
+)
+
+func init() {
+	c := &Command{
+		Name:    "train",
+		Usage:   "train --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T] [--device cpu|cuda|auto] [--precision bf16|tf32|fp32] [--resume] [--json] [--profile DIR]",
+		Summary: "train the GPT model on token shards or MIDI files, on the CPU or a CUDA GPU (--device)",
+	}
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		fs := NewFlags(env, c)
+		data := fs.String("data", "", "folder of token shards (NAME.bin + NAME.idx, vocab.json) or MIDI files")
+		out := fs.String("out", "", "output folder: model files, checkpoint.safetensors, vocab.json")
+		preset := fs.String("preset", "small", "model size: "+strings.Join(gpt.PresetNames(), ", "))
+		steps := fs.Int("steps", 1000, "optimizer steps in all")
+		batch := fs.Int("batch", 8, "sequences per micro-batch (B)")
+		context_ := fs.Int("context", 256, "tokens per sequence (T)")
+		accum := fs.Int("accum", 1, "micro-batches accumulated per step")
+		lr := fs.Float64("lr", 1e-3, "peak learning rate")
+		minLR := fs.Float64("min-lr", 0, "final learning rate (default lr/10)")
+		warmup := fs.Int("warmup", 0, "warm-up steps (default steps/20)")
+		wd := fs.Float64("weight-decay", 0.1, "AdamW weight decay of matrices and embeddings")
+		clip := fs.Float64("clip", 1, "gradient-norm clipping (0: none)")
+		valEvery := fs.Int("val-every", 100, "validate every N steps")
+		valFrac := fs.Float64("val-frac", 0.05, "share of pieces held out for validation")
+		ckEvery := fs.Int("checkpoint-every", 100, "checkpoint every N steps")
+		logEvery := fs.Int("log-every", 1, "print every N steps")
+		seed := fs.Uint64("seed", 1, "seed of initialization, split and batches")
+		resume := fs.Bool("resume", false, "continue from OUT/checkpoint.safetensors")
+		jsonOut := fs.Bool("json", false, "JSON line per logged step and a final JSON object")
+		profile := fs.String("profile", "", "write cpu.pprof and trace.out into this folder")
+		dev := fs.String("device", "cpu", deviceFlagHelp)
+		precision := fs.String("precision", "", "GPU matrix products: bf16 (default), tf32 or fp32")
+		prefetch := fs.Int("prefetch", 2, "batches the loader keeps ready")
+		loaders := fs.Int("loader-workers", 1, "goroutines building batches")
+		pos, err := ParseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) > 0 || *data == "" || *out == "" {
+			return fmt.Errorf("%w: --data and --out are required, no positional arguments", ErrUsage)
+		}
+		if *warmup == 0 {
+			*warmup = max(1, *steps/20)
+		}
+		if *profile != "" {
+			stopProf, err := startProfile(*profile)
+			if err != nil {
+				return err
+			}
+			defer stopProf()
+		}
+		w := bufio.NewWriter(env.Stdout)
+		defer w.Flush()
+		enc := json.NewEncoder(w)
+		spec := app.TrainSpec{Data: *data, Out: *out, Preset: *preset, Steps: *steps, Batch: *batch, Context: *context_,
+			Accum: *accum, LR: *lr, MinLR: *minLR, Warmup: *warmup, WeightDecay: *wd, Clip: *clip, ValEvery: *valEvery,
+			ValFrac: *valFrac, CheckpointEvery: *ckEvery, Seed: *seed, Resume: *resume, Device: *dev, Precision: *precision,
+			Prefetch: *prefetch, LoaderWorkers: *loaders}
+		onStart := func(i app.TrainStart) {
+			if !*jsonOut {
+				fmt.Fprintf(w, "device: %s\nmodel %s: %d parameters; data: %d pieces, %d tokens (%d files skipped)\n", i.Device, i.Preset, i.Params, i.Pieces, i.Tokens, i.Skipped)
+				w.Flush()
+			}
+		}
+		onStep := func(e train.Event) {
+			if e.Step%max(1, *logEvery) != 0 && e.ValLoss == nil && e.Step != e.Steps {
+				return
+			}
+			if *jsonOut {
+				enc.Encode(e)
+			} else {
+				val := ""
+				if e.ValLoss != nil {
+					val = fmt.Sprintf(" val %.4f", *e.ValLoss)
+				}
+				h2d := ""
+				if e.Stage.Device {
+					h2d = fmt.Sprintf(" h2d %.4fs", e.Stage.H2D)
+				}
+				fmt.Fprintf(w, "step %d/%d loss %.4f%s lr %.2e norm %.3f %.0f tok/s (data %.3fs%s fwd %.3fs bwd %.3fs opt %.3fs)\n",
+					e.Step, e.Steps, e.Loss, val, e.LR, e.GradNorm, e.TokensPerSecond, e.Stage.Data, h2d, e.Stage.Forward, e.Stage.Backward, e.Stage.Optimizer)
+			}
+			w.Flush()
+		}
+		tr, runErr := app.TrainModel(ctx, spec, onStart, onStep)
+		if tr == nil {
+			return runErr
+		}
+		switch {
+		case *jsonOut:
+			enc.Encode(*tr)
+		case runErr != nil: // not "done": the error follows on stderr
+			fmt.Fprintf(w, "stopped at step %d, train loss %.4f; %s holds the last checkpoint written\n", tr.Steps, tr.TrainLoss, *out)
+		default:
+			fmt.Fprintf(w, "done: %d steps, train loss %.4f, %.0f tokens/s, peak RSS %.0f MB, model in %s\n", tr.Steps, tr.TrainLoss, tr.TokensPerSecond, tr.PeakRSSMB, *out)
+		}
+		return runErr
+	}
+	Register(c)
+}
+
+func startProfile(dir string) (func(), error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	cf, err := os.Create(filepath.Join(dir, "cpu.pprof"))
+	if err != nil {
+		return nil, err
+	}
+	tf, err := os.Create(filepath.Join(dir, "trace.out"))
+	if err != nil {
+		cf.Close()
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(cf); err != nil {
+		cf.Close()
+		tf.Close()
+		return nil, err
+	}
+	if err := trace.Start(tf); err != nil {
+		pprof.StopCPUProfile()
+		cf.Close()
+		tf.Close()
+		return nil, err
+	}
+	return func() {
+		trace.Stop()
+		pprof.StopCPUProfile()
+		tf.Close()
+		cf.Close()
+	}, nil
+}

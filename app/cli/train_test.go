@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/amtstudio/amt/app/internal/testfiles"
+	"github.com/amtstudio/amt/engine/midi"
+)
+
+func TestTrainGenerateCommands(t *testing.T) {
+	data, out := t.TempDir(), t.TempDir()
+	testfiles.Shard(t, data)
+	run := func(args ...string) (string, int) {
+		var so, se bytes.Buffer
+		code := Main(context.Background(), &Env{Stdout: &so, Stderr: &se}, args)
+		if code != 0 {
+			t.Logf("stderr: %s", se.String())
+		}
+		return so.String(), code
+	}
+	so, code := run("train", "--data", data, "--out", out, "--preset", "tiny", "--steps", "4", "--batch", "2", "--context", "32",
+		"--val-every", "2", "--checkpoint-every", "2", "--json", "--profile", filepath.Join(out, "prof"))
+	if code != 0 {
+		t.Fatalf("train exit %d: %s", code, so)
+	}
+	lines := strings.Split(strings.TrimSpace(so), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("want 4 step lines and a final object, got %d lines:\n%s", len(lines), so)
+	}
+	var final map[string]any
+	if err := json.Unmarshal([]byte(lines[4]), &final); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"params", "tokens_per_second", "train_loss", "val_loss", "peak_rss_mb", "stage_seconds"} {
+		if _, ok := final[k]; !ok {
+			t.Errorf("final object lacks %s: %s", k, lines[4])
+		}
+	}
+	for _, f := range []string{"config.json", "model.safetensors", "vocab.json", "checkpoint.safetensors", "prof/cpu.pprof", "prof/trace.out"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	// Resume to 6 steps.
+	if so, code = run("train", "--data", data, "--out", out, "--preset", "tiny", "--steps", "6", "--batch", "2", "--context", "32",
+		"--val-every", "2", "--checkpoint-every", "2", "--json", "--resume"); code != 0 || !strings.Contains(so, `"start_step":4`) {
+		t.Fatalf("resume exit %d: %s", code, so)
+	}
+	mid := filepath.Join(out, "g.mid")
+	so, code = run("generate", "--model", out, "--tokens", "200", "--seed", "5", "-o", mid, "--json")
+	if code != 0 {
+		t.Fatalf("generate exit %d: %s", code, so)
+	}
+	if _, err := midi.ReadFile(mid); err != nil {
+		t.Fatalf("generated MIDI does not parse: %v", err)
+	}
+	// Usage errors.
+	if _, code = run("train", "--out", out); code != 2 {
+		t.Fatalf("train without --data: exit %d, want 2", code)
+	}
+	if _, code = run("generate", "--model", filepath.Join(out, "nope"), "-o", mid); code != 1 {
+		t.Fatalf("generate with a missing model: exit %d, want 1", code)
+	}
+}
