@@ -209,6 +209,14 @@ func cachedModel(dir string) (*Model, error) {
 	return m, nil
 }
 
+// modelAt is the model of a folder, cached ("" : the embedded default).
+func modelAt(dir string) (*Model, error) {
+	if dir == "" {
+		return DefaultModel()
+	}
+	return cachedModel(dir)
+}
+
 // ForgetModel drops a cached model (after its folder was rewritten by
 // training).
 func ForgetModel(dir string) {
@@ -226,13 +234,7 @@ func ForgetModel(dir string) {
 // from the same prompt, model and seed; it stores the piece (MIDI file in
 // the store's pieces folder and a Piece record) with its evaluation.
 func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResult, error) {
-	var m *Model
-	var err error
-	if req.ModelDir == "" {
-		m, err = DefaultModel()
-	} else {
-		m, err = cachedModel(req.ModelDir)
-	}
+	m, err := modelAt(req.ModelDir)
 	if err != nil {
 		return nil, err
 	}

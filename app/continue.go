@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/token"
@@ -257,14 +256,9 @@ func ContinueScore(ctx context.Context, m *Model, src *midi.Score, source string
 func finishResult(sc *midi.Score, a token.Attributes, bars int, all []uint16, n int, secs float64) (*PromptResult, error) {
 	a.Bars = bars
 	r := &PromptResult{Score: sc, Requested: a, Decoded: a, Tokens: all, New: n, Sampled: n, Tried: 1, Seconds: secs}
-	mt, err := eval.Measure(sc)
-	if err != nil {
-		return nil, fmt.Errorf("measure: %w", err)
+	if err := r.measure(); err != nil {
+		return nil, err
 	}
-	r.Metrics = mt
-	r.Adherence = eval.Adhere(a, &mt)
-	r.Measured = MeasuredAttributes{TempoBPM: mt.TempoBPM, Key: mt.Key.String(), KeyTonic: mt.Key.Tonic, KeyMinor: mt.Key.Minor,
-		MeterNum: mt.MeterNum, MeterDen: mt.MeterDen, Programs: append([]int{}, mt.Programs...), Drums: mt.HasDrums, Bars: mt.Bars}
 	return r, nil
 }
 
@@ -428,13 +422,7 @@ func (s *Studio) Regenerate(ctx context.Context, req ContinueRequest) (*ComposeR
 }
 
 func (s *Studio) storeEdit(ctx context.Context, req ContinueRequest, what string, run func(*Model, func(int)) (*PromptResult, error)) (*ComposeResult, error) {
-	var m *Model
-	var err error
-	if req.ModelDir == "" {
-		m, err = DefaultModel()
-	} else {
-		m, err = cachedModel(req.ModelDir)
-	}
+	m, err := modelAt(req.ModelDir)
 	if err != nil {
 		return nil, err
 	}

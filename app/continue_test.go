@@ -53,15 +53,7 @@ func notesOf(s *midi.Score, keep func(midi.Note) bool) []noteKey {
 }
 
 func TestContinueKeepsTheOriginalAndAddsBars(t *testing.T) {
-	dir := t.TempDir()
-	if err := WriteRandomModel(dir, "tiny", 3); err != nil {
-		t.Fatal(err)
-	}
-	m, err := LoadModel(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m, _ := randomModel(t, 3)
 	src := userPiece(4)
 	end := int64(4 * 1920)
 	r, err := ContinueScore(context.Background(), m, src, "mine.mid", 3, SampleSettings{Temperature: 1, Seed: 5}, nil)
@@ -109,15 +101,7 @@ func TestContinueKeepsTheOriginalAndAddsBars(t *testing.T) {
 }
 
 func TestRegenerateReplacesOnlyTheRange(t *testing.T) {
-	dir := t.TempDir()
-	if err := WriteRandomModel(dir, "tiny", 4); err != nil {
-		t.Fatal(err)
-	}
-	m, err := LoadModel(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m, _ := randomModel(t, 4)
 	src := userPiece(6)
 	lo, hi := int64(2*1920), int64(4*1920) // bars 3-4
 	r, err := RegenerateScore(context.Background(), m, src, "mine.mid", 3, 4, SampleSettings{Temperature: 1, Seed: 9}, 2, nil)
@@ -135,17 +119,9 @@ func TestRegenerateReplacesOnlyTheRange(t *testing.T) {
 }
 
 func TestContinueErrorsNameTheFile(t *testing.T) {
-	dir := t.TempDir()
-	if err := WriteRandomModel(dir, "tiny", 3); err != nil {
-		t.Fatal(err)
-	}
-	m, err := LoadModel(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m, _ := randomModel(t, 3)
 	empty := &midi.Score{Format: 1, TicksPerBeat: 480}
-	_, err = ContinueScore(context.Background(), m, empty, "empty.mid", 4, SampleSettings{}, nil)
+	_, err := ContinueScore(context.Background(), m, empty, "empty.mid", 4, SampleSettings{}, nil)
 	if !errors.Is(err, ErrNoMusic) || !strings.Contains(err.Error(), "empty.mid") {
 		t.Errorf("empty file: %v", err)
 	}
@@ -161,4 +137,19 @@ func TestContinueErrorsNameTheFile(t *testing.T) {
 			t.Errorf("bar range %q accepted", r)
 		}
 	}
+}
+
+// randomModel writes a tiny random model (v2 vocabulary) and loads it.
+func randomModel(t *testing.T, seed uint64) (*Model, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := WriteRandomModel(dir, "tiny", seed); err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadModel(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	return m, dir
 }

@@ -238,15 +238,23 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	}
 	clipToBars(sc, a.Bars)
 	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs, Form: plan, Restated: form.Forced}
-	mt, err := eval.Measure(sc)
+	if err := r.measure(); err != nil {
+		return nil, fmt.Errorf("generate: %w", err)
+	}
+	return r, nil
+}
+
+// measure fills Metrics, Adherence (to Requested) and Measured from Score.
+func (r *PromptResult) measure() error {
+	mt, err := eval.Measure(r.Score)
 	if err != nil {
-		return nil, fmt.Errorf("generate: measure: %w", err)
+		return fmt.Errorf("measure: %w", err)
 	}
 	r.Metrics = mt
-	r.Adherence = eval.Adhere(a, &mt)
+	r.Adherence = eval.Adhere(r.Requested, &mt)
 	r.Measured = MeasuredAttributes{TempoBPM: mt.TempoBPM, Key: mt.Key.String(), KeyTonic: mt.Key.Tonic, KeyMinor: mt.Key.Minor,
 		MeterNum: mt.MeterNum, MeterDen: mt.MeterDen, Programs: append([]int{}, mt.Programs...), Drums: mt.HasDrums, Bars: mt.Bars}
-	return r, nil
+	return nil
 }
 
 // clipToBars ends a decoded score at the end of bar n: notes still sounding

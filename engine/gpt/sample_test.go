@@ -2,9 +2,11 @@ package gpt
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -148,4 +150,63 @@ func TestStepDoesNotAllocate(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("a sampling step allocated %v times", allocs)
 	}
+}
+
+// Force gives tokens that are pushed without sampling (and checked by the
+// constraint); the model's own choice resumes after them, and its next
+// logits follow from the forced tokens (same as a prompt holding them).
+func TestGenerateForceAndAdjust(t *testing.T) {
+	m, _ := tinyModel(t, 30, 14)
+	forced := []uint16{4, 8, 6}
+	k := 0
+	opts := SampleOptions{MaxTokens: 6, Temperature: 1e-9, Seed: 3, EOS: -1, Constraint: &evenOnly{},
+		Force: func() (uint16, bool) {
+			if k < len(forced) {
+				k++
+				return forced[k-1], true
+			}
+			return 0, false
+		}}
+	out, err := m.NewSampler(0).Generate(context.Background(), []uint16{1, 3}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out[:3], forced) {
+		t.Fatalf("first tokens %v, want the forced %v", out[:3], forced)
+	}
+	// Greedy after the forced tokens = greedy after a prompt that holds them.
+	ref, err := m.NewSampler(0).Generate(context.Background(), []uint16{1, 3, 4, 8, 6},
+		SampleOptions{MaxTokens: 3, Temperature: 1e-9, Seed: 3, EOS: -1, Constraint: &evenOnly{n: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out[3:], ref) {
+		t.Errorf("after the forced tokens %v, want %v", out[3:], ref)
+	}
+	// A forced token the constraint refuses is an error that says so.
+	k = 0
+	forced = []uint16{5}
+	opts.Constraint = &evenStrict{}
+	if _, err := m.NewSampler(0).Generate(context.Background(), []uint16{1}, opts); err == nil || !strings.Contains(err.Error(), "forced token 5") {
+		t.Errorf("odd forced token: %v", err)
+	}
+	// Adjust runs before the mask: raising token 10 makes greedy pick it.
+	opts.Force = nil
+	opts.Constraint = &evenOnly{}
+	opts.Adjust = func(l []float32) { l[10] = 1e6 }
+	out, err = m.NewSampler(0).Generate(context.Background(), []uint16{1}, opts)
+	if err != nil || out[0] != 10 {
+		t.Errorf("Adjust: %v %v", out, err)
+	}
+}
+
+// evenStrict refuses odd tokens after the prompt's first.
+type evenStrict struct{ evenOnly }
+
+func (e *evenStrict) Push(tok uint16) error {
+	e.n++
+	if e.n > 1 && tok%2 != 0 {
+		return fmt.Errorf("odd token %d", tok)
+	}
+	return nil
 }
