@@ -66,10 +66,17 @@ func init() {
 			return err
 		}
 		opts := RenderOptions{Input: pos[0], SoundFont: *sf.soundfont, Builtin: *sf.builtin, SampleRate: *sf.rate, Reverb: *sf.reverb}
-		res, err := PlayFile(ctx, opts, func(p, d time.Duration) {
-			fmt.Fprintf(env.Stderr, "\r▶ %s / %s", fmtDur(p.Seconds()), fmtDur(d.Seconds()))
-		})
-		fmt.Fprintln(env.Stderr)
+		var progress func(p, d time.Duration)
+		tty := isTerminal(env.Stderr) // the playhead line is redrawn in place
+		if tty {
+			progress = func(p, d time.Duration) {
+				fmt.Fprintf(env.Stderr, "\r▶ %s / %s", fmtDur(p.Seconds()), fmtDur(d.Seconds()))
+			}
+		}
+		res, err := PlayFile(ctx, opts, progress)
+		if tty {
+			fmt.Fprintln(env.Stderr)
+		}
 		if res != nil && res.Warning != "" {
 			fmt.Fprintf(env.Stderr, "warning: %s\n", Safe(res.Warning))
 		}

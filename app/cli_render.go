@@ -276,7 +276,10 @@ func init() {
 		}
 		opts := RenderOptions{Input: pos[0], Output: *out, SoundFont: *sf.soundfont, Builtin: *sf.builtin,
 			SampleRate: *sf.rate, Bits: *bits, Reverb: *sf.reverb}
-		if !*asJSON {
+		// The progress line is redrawn with carriage returns: only on a
+		// terminal (a log file or a pipe gets the result line alone).
+		tty := !*asJSON && isTerminal(env.Stderr)
+		if tty {
 			last := time.Time{}
 			opts.Progress = func(done, total float64) {
 				if time.Since(last) > 200*time.Millisecond {
@@ -286,7 +289,7 @@ func init() {
 			}
 		}
 		res, err := RenderFile(ctx, opts)
-		if !*asJSON {
+		if tty {
 			fmt.Fprint(env.Stderr, "\r\033[K")
 		}
 		if err != nil {
