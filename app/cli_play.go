@@ -49,12 +49,15 @@ func PlayFile(ctx context.Context, opts RenderOptions, progress func(pos, dur ti
 func init() {
 	c := &Command{
 		Name:    "play",
-		Usage:   "play FILE.mid [--soundfont PATH|--builtin] [--reverb]",
-		Summary: "play a MIDI file through the sound card (Ctrl-C stops)",
+		Usage:   "play FILE.mid [--soundfont PATH|--builtin] [--reverb] [--loop FROM-TO] [--tempo F] [--mute N,..] [--solo N,..] [--volume N=V,..] [--program N=P,..]",
+		Summary: "play a MIDI file through the sound card (Ctrl-C stops); loop bars, change tempo, mix tracks",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		fs := NewFlags(env, c)
 		sf := addSynthFlags(fs)
+		loop := fs.String("loop", "", "play bars FROM-TO over and over (1-based, inclusive) until Ctrl-C")
+		tempo := fs.Float64("tempo", 1, fmt.Sprintf("playback speed, %g–%g (1: as written)", MinPlayTempo, MaxPlayTempo))
+		mf := addMixFlags(fs)
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -65,15 +68,28 @@ func init() {
 		if err := sf.check(); err != nil {
 			return err
 		}
-		opts := RenderOptions{Input: pos[0], SoundFont: *sf.soundfont, Builtin: *sf.builtin, SampleRate: *sf.rate, Reverb: *sf.reverb}
-		var progress func(p, d time.Duration)
-		tty := isTerminal(env.Stderr) // the playhead line is redrawn in place
-		if tty {
-			progress = func(p, d time.Duration) {
-				fmt.Fprintf(env.Stderr, "\r▶ %s / %s", fmtDur(p.Seconds()), fmtDur(d.Seconds()))
+		sc, err := midi.ReadFile(pos[0])
+		if err != nil {
+			return fmt.Errorf("play: %w", err)
+		}
+		sc, mix, err := mf.apply(sc)
+		if err != nil {
+			return err
+		}
+		o := PlayOptions{Render: RenderOptions{Input: pos[0], SoundFont: *sf.soundfont, Builtin: *sf.builtin, SampleRate: *sf.rate, Reverb: *sf.reverb},
+			Mix: mix, Tempo: *tempo}
+		if *loop != "" {
+			if o.LoopFrom, o.LoopTo, err = parseBarRange("loop", *loop); err != nil {
+				return err
 			}
 		}
-		res, err := PlayFile(ctx, opts, progress)
+		var progress func(sec float64)
+		tty := isTerminal(env.Stderr) // the playhead line is redrawn in place
+		if tty {
+			total := fmtDur(sc.Seconds())
+			progress = func(sec float64) { fmt.Fprintf(env.Stderr, "\r▶ %s / %s", fmtDur(sec), total) }
+		}
+		res, err := PlayScore(ctx, sc, o, progress)
 		if tty {
 			fmt.Fprintln(env.Stderr)
 		}

@@ -192,6 +192,37 @@ func RenderScore(ctx context.Context, s *midi.Score, opts RenderOptions) (*Rende
 	return res, nil
 }
 
+// renderMixed is RenderFile with the track flags (--program, --mute,
+// --solo, --volume) applied and, with stems, each audible track written
+// alone beside the output (ExportStems: the window's Export stems).
+func renderMixed(ctx context.Context, opts RenderOptions, mf mixFlags, stems bool) (*RenderResult, []string, error) {
+	if !mf.set() && !stems {
+		res, err := RenderFile(ctx, opts)
+		return res, nil, err
+	}
+	sc, err := midi.ReadFile(opts.Input)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render: %w", err)
+	}
+	sc, mix, err := mf.apply(sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	mixed, err := MixScore(sc, mix)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render %s: %w", opts.Input, err)
+	}
+	res, err := RenderScore(ctx, mixed, opts)
+	if err != nil || !stems {
+		return res, nil, err
+	}
+	base := strings.TrimSuffix(filepath.Base(opts.Output), filepath.Ext(opts.Output))
+	ro := opts
+	ro.Progress = nil
+	files, err := ExportStems(ctx, sc, filepath.Dir(opts.Output), base, StemOptions{Mix: mix, WAV: true, Render: ro})
+	return res, files, err
+}
+
 // pcmStats accumulates the peak and the sum of squares of samples seen in
 // blocks (as synth.PCM's Peak and RMS compute them whole).
 type pcmStats struct {
@@ -249,7 +280,7 @@ func fmtDur(sec float64) string {
 func init() {
 	c := &Command{
 		Name:    "render",
-		Usage:   "render FILE.mid -o OUT.wav [--soundfont PATH|--builtin] [--rate 44100|48000] [--bits 16|24] [--reverb] [--json]",
+		Usage:   "render FILE.mid -o OUT.wav [--soundfont PATH|--builtin] [--rate 44100|48000] [--bits 16|24] [--reverb] [--mute N,..] [--solo N,..] [--volume N=V,..] [--program N=P,..] [--stems] [--json]",
 		Summary: "render a MIDI file to a WAV file with a SoundFont or the built-in synthesizer",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -258,6 +289,8 @@ func init() {
 		bits := fs.Int("bits", 16, "WAV bit depth: 16 or 24")
 		asJSON := fs.Bool("json", false, "print the result as JSON")
 		sf := addSynthFlags(fs)
+		mf := addMixFlags(fs)
+		stems := fs.Bool("stems", false, "also write each audible track alone beside OUT.wav (OUT-NN-INSTRUMENT.mid and .wav)")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -288,7 +321,7 @@ func init() {
 				}
 			}
 		}
-		res, err := RenderFile(ctx, opts)
+		res, files, err := renderMixed(ctx, opts, mf, *stems)
 		if tty {
 			fmt.Fprint(env.Stderr, "\r\033[K")
 		}
@@ -305,6 +338,9 @@ func init() {
 		}
 		fmt.Fprintf(env.Stdout, "%s: %s of audio with %s in %.2f s CPU (%.0f× real time), peak %.3f, rms %.4f\n",
 			Safe(res.Output), fmtDur(res.AudioSeconds), Safe(res.SoundFont), res.CPUSeconds, res.RealtimeFactor, res.Peak, res.RMS)
+		for _, f := range files {
+			fmt.Fprintf(env.Stdout, "stem %s\n", Safe(f))
+		}
 		return nil
 	}
 	Register(c)
