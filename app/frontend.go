@@ -10,9 +10,11 @@ import (
 	"github.com/amtstudio/amt/engine/audio"
 	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/gpt"
+	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/monitor"
 	"github.com/amtstudio/amt/engine/pipeline"
 	"github.com/amtstudio/amt/engine/synth"
+	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/engine/train"
 	"github.com/amtstudio/amt/storage"
 )
@@ -86,4 +88,25 @@ func StartResourceSampler(ctx context.Context, every time.Duration) (*ResourceSa
 // whole new one.
 func WriteFileAtomic(path string, fill func(f *os.File) error) error {
 	return atomicfile.Write(path, fill)
+}
+
+// OpenMIDI reads a MIDI file as ingestion and `amt inspect` see it:
+// re-barred when its declared meter gives way to the one its notes show
+// (midi.Prepare), with its metadata.
+func OpenMIDI(path string) (*midi.Score, midi.Metadata, error) {
+	s, err := midi.ReadFile(path)
+	if err != nil {
+		return nil, midi.Metadata{}, err
+	}
+	return s, midi.Prepare(s), nil
+}
+
+// WriteMIDI writes sc to path as a Standard MIDI File, atomically.
+func WriteMIDI(path string, sc *midi.Score) error { return midi.WriteFile(path, sc) }
+
+// ChipAttributes are the attributes the prompt path of Compose (and `amt
+// generate "PROMPT"`) forces for prompt, read with the default vocabulary:
+// what the window's attribute chips show.
+func ChipAttributes(prompt string) token.Attributes {
+	return RequestAttributes(prompt, token.DefaultVocab(), 0)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,8 +19,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/eval"
-	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/ui/widgets"
@@ -197,7 +194,7 @@ func (c *composeScreen) soundFont() string {
 // promptAttributes are the attributes the prompt path forces for text
 // (what `amt generate "PROMPT"` forces).
 func promptAttributes(text string) token.Attributes {
-	return app.RequestAttributes(text, token.DefaultVocab(), 0)
+	return app.ChipAttributes(text)
 }
 
 // promptChanged shows what the prompt asks for in the chips.
@@ -323,7 +320,7 @@ func (c *composeScreen) refreshModels() {
 		runs, _ := c.e.studio.TrainRuns(c.e.project)
 		for _, r := range runs {
 			dir := c.e.studio.Store.Abs(r.ModelDir)
-			if _, err := os.Stat(filepath.Join(dir, gpt.WeightsFile)); err != nil {
+			if !app.HasModelWeights(dir) {
 				continue
 			}
 			l := fmt.Sprintf("Training run %d (%s)", r.ID, r.Status)
@@ -526,7 +523,7 @@ func (c *composeScreen) exportMIDI() {
 		}
 		path := w.URI().Path()
 		w.Close()
-		if err := midi.WriteFile(path, sc); err != nil {
+		if err := app.WriteMIDI(path, sc); err != nil {
 			c.e.setStatus("Export failed: " + err.Error())
 			return
 		}
@@ -661,7 +658,7 @@ func (c *composeScreen) deletePiece(p app.PieceRow) {
 }
 
 // evaluationText is the evaluation of one piece in a few lines.
-func evaluationText(m *eval.Metrics, ad *eval.Adherence) string {
+func evaluationText(m *app.Metrics, ad *app.Adherence) string {
 	if m == nil {
 		return "Evaluation: the piece could not be measured."
 	}
@@ -677,7 +674,7 @@ func evaluationText(m *eval.Metrics, ad *eval.Adherence) string {
 	return b.String()
 }
 
-func adherenceChecks(ad *eval.Adherence) string {
+func adherenceChecks(ad *app.Adherence) string {
 	var parts []string
 	add := func(name string, ok *bool) {
 		if ok == nil {

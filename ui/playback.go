@@ -2,19 +2,19 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/audio"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/ui/widgets"
 )
 
-// playback renders a score and plays it with a playhead on a piano roll.
-// One clip plays at a time; the audio device is suspended between clips
-// (engine/audio), so an idle window costs no CPU.
+// playback plays a score through app.PlayScore (what `amt play` calls)
+// with a playhead on a piano roll. One clip plays at a time; the audio
+// device is suspended between clips (engine/audio, behind app), so an idle
+// window costs no CPU.
 type playback struct {
 	e         *env
 	soundFont func() string
@@ -23,12 +23,20 @@ type playback struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc
 	gen    int
+	pos    float64 // the playhead (seconds into the score) last reported
 }
 
 func (pb *playback) playing() bool {
 	pb.mu.Lock()
 	defer pb.mu.Unlock()
 	return pb.cancel != nil
+}
+
+// position is the playhead last reported, in seconds into the score.
+func (pb *playback) position() float64 {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	return pb.pos
 }
 
 // stop ends the current clip (if any).
@@ -41,8 +49,15 @@ func (pb *playback) stop() {
 	pb.mu.Unlock()
 }
 
-// play starts sc; roll (may be nil) shows the playhead.
+// play starts sc from its start as written; roll (may be nil) shows the
+// playhead.
 func (pb *playback) play(sc *midi.Score, name string, roll *widgets.PianoRoll) {
+	pb.playWith(sc, name, roll, app.PlayOptions{})
+}
+
+// playWith starts sc as o says (mix, loop, tempo, start); o.Render's
+// Input and SoundFont are filled here.
+func (pb *playback) playWith(sc *midi.Score, name string, roll *widgets.PianoRoll, o app.PlayOptions) {
 	pb.stop()
 	if sc == nil {
 		return
@@ -52,8 +67,11 @@ func (pb *playback) play(sc *midi.Score, name string, roll *widgets.PianoRoll) {
 	pb.cancel = cancel
 	pb.gen++
 	gen := pb.gen
+	pb.pos = o.Start
 	pb.mu.Unlock()
 	pb.changed(true)
+	o.Render.Input, o.Render.SoundFont = name, pb.soundFont()
+	o.OnStart = func(res *app.RenderResult) { pb.e.setStatus("Playing " + name + " (" + res.SoundFont + ")") }
 	go func() {
 		defer func() {
 			pb.mu.Lock()
@@ -67,31 +85,19 @@ func (pb *playback) play(sc *midi.Score, name string, roll *widgets.PianoRoll) {
 			}
 			pb.changed(false)
 		}()
-		if err := audio.Available(); err != nil {
-			pb.e.setStatus("Cannot play: " + err.Error())
-			return
-		}
-		// Rendered block by block as it plays: memory stays constant
-		// however long the piece.
-		st, res, err := app.StreamScore(sc, app.RenderOptions{Input: name, SoundFont: pb.soundFont()})
-		if err != nil {
-			pb.e.setStatus("Cannot play: " + err.Error())
-			return
-		}
-		p, err := audio.NewStreamPlayer(st)
-		if err != nil {
-			pb.e.setStatus("Cannot play: " + err.Error())
-			return
-		}
-		defer p.Close()
-		pb.e.setStatus("Playing " + name + " (" + res.SoundFont + ")")
-		p.Play()
-		p.Wait(ctx, func(pos, _ time.Duration) {
+		_, err := app.PlayScore(ctx, sc, o, func(sec float64) {
+			pb.mu.Lock()
+			if pb.gen == gen {
+				pb.pos = sec
+			}
+			pb.mu.Unlock()
 			if roll != nil {
-				roll.PostPlayhead(pos.Seconds())
+				roll.PostPlayhead(sec)
 			}
 		})
-		p.Stop()
+		if err != nil && !errors.Is(err, context.Canceled) {
+			pb.e.setStatus("Cannot play: " + err.Error())
+		}
 	}()
 }
 

@@ -13,12 +13,11 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/storage"
 )
 
 func TestEachScreenRendersWithoutStore(t *testing.T) {
 	a := test.NewTempApp(t)
-	s := NewShell(a, nil, storage.ErrInUse)
+	s := NewShell(a, nil, app.ErrStoreInUse)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(900, 600))
 	for _, n := range ScreenNames {
@@ -29,7 +28,7 @@ func TestEachScreenRendersWithoutStore(t *testing.T) {
 			t.Fatalf("%s: empty capture", n)
 		}
 	}
-	if got := s.Status.Text; got != "No data directory: "+storage.ErrInUse.Error() {
+	if got := s.Status.Text; got != "No data directory: "+app.ErrStoreInUse.Error() {
 		t.Errorf("status = %q", got)
 	}
 }
@@ -157,7 +156,7 @@ func TestTrainingRunDrawsLossCurve(t *testing.T) {
 		t.Error("no checkpoint listed")
 	}
 	runs, _ := st.TrainRuns(app.DefaultProject)
-	if len(runs) != 1 || runs[0].Status != storage.RunDone {
+	if len(runs) != 1 || runs[0].Status != app.RunDone {
 		t.Fatalf("runs = %+v", runs)
 	}
 	// Compose now offers the trained model (the default stays chosen).

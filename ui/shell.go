@@ -7,8 +7,12 @@
 // window owns), which the command line uses too. Background events reach
 // widgets only through the bridge (fyne.Do, at most ~20 redraws a second).
 //
-// ui may import app/, engine/ (for its data types, the audio player and
-// the resource monitor) and ui/widgets; nothing imports ui but main.
+// ui imports app/, ui/widgets and, for the scores and attributes it
+// draws, engine/midi and engine/token: no other engine package and not
+// storage (layers_test.go checks it). What the window needs of the layers
+// below (the player, the resource sampler, stored records) app offers as
+// calls and aliases (app/frontend.go), so every action the window offers
+// is an app call the command line makes too. Nothing imports ui but main.
 package ui
 
 import (
