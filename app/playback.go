@@ -49,13 +49,13 @@ func BarStarts(sc *midi.Score) []int64 {
 // maxBars bounds BarStarts (as the piano roll does).
 const maxBars = 100000
 
-// scoreEnd is the last tick of sc: its EndTick, or the end of its last
-// note when later.
+// scoreEnd is where sc's bars stop: its EndTick, or just after its last
+// onset when later (the piano roll's rule).
 func scoreEnd(sc *midi.Score) int64 {
 	end := sc.EndTick
 	for _, t := range sc.Tracks {
 		for _, n := range t.Notes {
-			end = max(end, n.Tick+max(n.Dur, 1))
+			end = max(end, n.Tick+1)
 		}
 	}
 	return end
