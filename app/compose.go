@@ -147,6 +147,8 @@ type ComposeRequest struct {
 	// ModelDir is a model folder; "" means the embedded default model
 	// (DefaultModel).
 	ModelDir string
+	// Form is the piece's form (Forms; "" : auto, by genre and length).
+	Form string
 	// SampleSettings: MaxTokens 0 is enough for the bars, Temperature 0 is
 	// greedy, TopP 0 is DefaultTopP.
 	SampleSettings
@@ -235,7 +237,7 @@ func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResul
 		return nil, err
 	}
 	preq := PromptRequest{Prompt: req.Prompt, Attrs: req.Attrs, Seed: req.Seed, Temperature: req.Temperature,
-		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias, Candidates: DefaultCandidates}
+		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias, Candidates: DefaultCandidates, Form: req.Form}
 	if preq.Temperature == 0 {
 		preq.Temperature = 1e-9 // greedy, as amt generate --temperature 0
 	}
@@ -259,7 +261,14 @@ func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResul
 	if err != nil {
 		return nil, err
 	}
-	project := req.Project
+	return s.storeGenerated(req.Project, req.Prompt, req.Seed, m, gen)
+}
+
+// storeGenerated stores a generated piece (MIDI file in the store's pieces
+// folder and a Piece record) in project ("" : DefaultProject) and returns
+// it with its evaluation.
+func (s *Studio) storeGenerated(projectName, prompt string, seed uint64, m *Model, gen *PromptResult) (*ComposeResult, error) {
+	project := projectName
 	if project == "" {
 		project = DefaultProject
 	}
@@ -267,8 +276,8 @@ func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResul
 	if err := gen.Score.Write(&buf); err != nil {
 		return nil, fmt.Errorf("compose: write MIDI: %w", err)
 	}
-	pc := &storage.Piece{Prompt: req.Prompt, Attrs: gen.Requested, Model: m.Dir, Seed: int64(req.Seed)}
-	err = s.Store.Update(func(tx *bolt.Tx) error {
+	pc := &storage.Piece{Prompt: prompt, Attrs: gen.Requested, Model: m.Dir, Seed: int64(seed)}
+	err := s.Store.Update(func(tx *bolt.Tx) error {
 		p, err := storage.EnsureProject(tx, project)
 		if err != nil {
 			return err

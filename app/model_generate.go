@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/amtstudio/amt/engine/eval"
@@ -44,10 +46,17 @@ type PromptRequest struct {
 	// so the first is the single-sample piece and the result still depends
 	// only on the request.
 	Candidates int
+	// Form is the form of the piece (condition.Forms; "" or "auto": by
+	// genre and length, condition.PlanForm): later sections restate
+	// earlier ones.
+	Form string
 	// OnToken (may be nil) sees the count of tokens sampled so far (over
 	// all candidates).
 	OnToken func(n int)
 }
+
+// Forms are the form names a request may give.
+var Forms = condition.Forms
 
 // Default sampling of the prompt path.
 const (
@@ -78,6 +87,8 @@ type PromptResult struct {
 	Sampled   int     // tokens sampled over all candidates tried
 	Tried     int     // candidates sampled (PromptRequest.Candidates)
 	Seconds   float64 // sampling time over all candidates
+	Form      condition.Plan
+	Restated  int // tokens restated by the form
 }
 
 // MeasuredAttributes are the attributes as measured from the generated
@@ -102,11 +113,17 @@ func RequestAttributes(prompt string, v *token.Vocab, bars int) token.Attributes
 	p := text.ParsePrompt(prompt)
 	a := p.Attrs
 	if a.Density < 0 {
+		sparse, dense := 3.0, 20.0 // notes per bar (vocabulary v1)
+		if v.Config().DensityPerBeat {
+			// notes per quarter note: Nottingham's median is 2.6, POP909's
+			// 5.1, the arranged corpus's about 15 (drums included)
+			sparse, dense = 1.25, 12
+		}
 		switch p.Density {
 		case "sparse":
-			a.Density = v.DensityBin(3)
+			a.Density = v.DensityBin(sparse)
 		case "dense":
-			a.Density = v.DensityBin(20)
+			a.Density = v.DensityBin(dense)
 		}
 	}
 	return finishRequest(a, bars)
@@ -181,10 +198,17 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	g := v.NewGrammar()
 	g.Force(a)
 	c := condition.NewBars(v, g, a.Bars)
-	if a.Programs != nil || (a.Drums != nil && *a.Drums) {
-		c.Require(a.Programs, a.Drums != nil && *a.Drums)
+	if a.Programs != nil {
+		c.Require(a.Programs, false) // drums come from INSTRUMENT_DRUMS, not a forced hit
+	} else {
+		c.MaxInstruments = condition.DefaultMaxInstruments
 	}
 	c.CommonMetersOnly()
+	plan, err := condition.PlanForm(req.Form, a.Genre, a.Bars)
+	if err != nil {
+		return nil, fmt.Errorf("generate: %w", err)
+	}
+	form := condition.NewRestater(v, c, plan)
 	temp, topP := req.Temperature, req.TopP
 	if temp == 0 {
 		temp = DefaultTemperature
@@ -198,7 +222,8 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	}
 	s := m.Net.NewSampler(0)
 	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed,
-		EOS: int(v.EOS), Constraint: c, Refill: func(hist []uint16) []uint16 { return condition.Refill(v, hist, s.W/2) }}
+		EOS: int(v.EOS), Constraint: form, Force: form.Force, Adjust: c.Adjust,
+		Refill: func(hist []uint16) []uint16 { return condition.RefillBars(v, hist, s.W/2, a.Bars) }}
 	opts.Mask = condition.KeyBias(v, c, a.KeyTonic, a.KeyMinor, req.KeyBias)
 	if req.OnToken != nil {
 		n := 0
@@ -217,7 +242,7 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		return nil, fmt.Errorf("generate: decode: %w", err)
 	}
 	clipToBars(sc, a.Bars)
-	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs}
+	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs, Form: plan, Restated: form.Forced}
 	mt, err := eval.Measure(sc)
 	if err != nil {
 		return nil, fmt.Errorf("generate: measure: %w", err)
@@ -241,6 +266,8 @@ type PromptGenerateJSON struct {
 	Adherence       eval.Adherence     `json:"adherence"`
 	Tokens          int                `json:"tokens"`
 	Candidates      int                `json:"candidates"` // pieces sampled to find this one
+	Form            string             `json:"form"`       // the form planned, e.g. "AABA (A A' B A, 4-bar sections)"
+	Restated        int                `json:"restated_tokens"`
 	Seconds         float64            `json:"seconds"`
 	TokensPerSecond float64            `json:"tokens_per_second"`
 	Notes           int                `json:"notes"`
@@ -257,6 +284,8 @@ type promptFlags struct {
 	keyBias         *float64
 	candidates      *int
 	device          *string
+	form            *string
+	cont, regen     *string
 }
 
 func definePromptFlags(fs *flag.FlagSet) promptFlags {
@@ -274,6 +303,9 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		keyBias:    fs.Float64("key-bias", DefaultKeyBias, "logit penalty of pitches outside the requested key's scale (0: the model alone)"),
 		candidates: fs.Int("candidates", DefaultCandidates, "sample up to N pieces and keep the one that meets the most requested attributes (1: one sample)"),
 		device:     fs.String("device", "cpu", DeviceFlagHelp),
+		form:       fs.String("form", "auto", "form: auto (by genre and length), none, AABA, ABAB, AABB or verse-chorus"),
+		cont:       fs.String("continue", "", "continue this MIDI file by --bars bars (default 8); the original is kept as it is"),
+		regen:      fs.String("regenerate", "", "re-sample bars A-B of the MIDI file given as the argument, keeping the rest"),
 	}
 }
 
@@ -288,7 +320,7 @@ func isPromptForm(c *Command, args []string) bool {
 	if err != nil {
 		return true // the prompt form reports the usage error
 	}
-	return len(pos) > 0 || *f.model == ""
+	return len(pos) > 0 || *f.model == "" || *f.cont != "" || *f.regen != ""
 }
 
 // runPromptGenerate is `amt generate "PROMPT" -o out.mid [--wav out.wav]
@@ -309,6 +341,37 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	}
 	if err := checkGenerate(*bars, *n, *temp, *topK, *topP, *f.candidates, *f.keyBias); err != nil {
 		return err
+	}
+	if !slices.Contains(Forms, *f.form) {
+		return fmt.Errorf("%w: --form %q: one of %s", ErrUsage, *f.form, strings.Join(Forms, ", "))
+	}
+	edit, file := *f.cont != "" || *f.regen != "", *f.cont
+	var from, to int
+	switch {
+	case *f.cont != "" && *f.regen != "":
+		return fmt.Errorf("%w: --continue and --regenerate: one at a time", ErrUsage)
+	case *f.cont != "" && len(pos) > 0:
+		return fmt.Errorf("%w: --continue FILE.mid takes no prompt", ErrUsage)
+	case *f.regen != "":
+		if len(pos) != 1 {
+			return fmt.Errorf("%w: --regenerate A-B FILE.mid: want the MIDI file as the argument", ErrUsage)
+		}
+		file = pos[0]
+		if from, to, err = ParseBarRange(*f.regen); err != nil {
+			return fmt.Errorf("%w: --regenerate: %v", ErrUsage, err)
+		}
+	}
+	if *f.cont != "" && *bars == 0 {
+		*bars = 8
+	}
+	if *f.cont != "" && *bars > MaxContinueBars {
+		return fmt.Errorf("%w: --bars %d: at most %d for --continue", ErrUsage, *bars, MaxContinueBars)
+	}
+	var src *midi.Score
+	if edit {
+		if src, err = midi.ReadFile(file); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
 	}
 	prompt := ""
 	if len(pos) == 1 {
@@ -332,8 +395,17 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if *temp == 0 {
 		*temp = 1e-9 // greedy through the nucleus; 0 means default in PromptRequest
 	}
-	r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: prompt, Bars: *bars, Seed: *seed, Temperature: *temp,
-		TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), Candidates: *f.candidates})
+	var r *PromptResult
+	ss := SampleSettings{Temperature: *temp, TopK: *topK, TopP: *topP, Seed: *seed}
+	switch {
+	case *f.cont != "":
+		r, err = ContinueScore(ctx, m, src, file, *bars, ss, nil)
+	case *f.regen != "":
+		r, err = RegenerateScore(ctx, m, src, file, from, to, ss, *f.candidates, nil)
+	default:
+		r, err = GenerateFromPrompt(ctx, m, PromptRequest{Prompt: prompt, Bars: *bars, Seed: *seed, Temperature: *temp,
+			TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), Candidates: *f.candidates, Form: *f.form})
+	}
 	if err != nil {
 		return err
 	}
@@ -349,7 +421,7 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 		}
 	}
 	res := PromptGenerateJSON{Prompt: prompt, Model: m.Dir, Out: *out, WAV: *wav, Seed: *seed, Requested: r.Requested,
-		Measured: r.Measured, Adherence: r.Adherence, Tokens: r.New, Candidates: r.Tried, Seconds: r.Seconds, Notes: r.Score.NoteCount(), Tracks: len(r.Score.Tracks)}
+		Measured: r.Measured, Adherence: r.Adherence, Tokens: r.New, Candidates: r.Tried, Form: r.Form.String(), Restated: r.Restated, Seconds: r.Seconds, Notes: r.Score.NoteCount(), Tracks: len(r.Score.Tracks)}
 	if r.Seconds > 0 {
 		res.TokensPerSecond = float64(r.Sampled) / r.Seconds
 	}

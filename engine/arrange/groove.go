@@ -1,16 +1,16 @@
 package arrange
 
 import (
+	"github.com/amtstudio/amt/engine/token"
 	"hash/fnv"
 	"math"
 	"sort"
 	"strings"
 )
 
-// Families are the genre families of the GENRE attribute, in token order
-// (/work/coord/PLAN.md); every groove belongs to one.
-var Families = []string{"pop", "rock", "ballad", "jazz", "blues", "latin", "funk", "reggae", "country",
-	"folk", "waltz", "march", "polka", "classical", "game", "electronic", "gospel"}
+// Families are the genre families of the GENRE attribute, in token order;
+// every groove belongs to one.
+var Families = token.GenreFamilies
 
 // Groove is one accompaniment style of the catalogue, fitted to one meter
 // class at one tempo ratio.

@@ -1039,3 +1039,33 @@ var jaccard = func() (t [13][13]float64) {
 	}
 	return t
 }()
+
+// BarLines returns the first n bar lines of s (ticks), as the tokenizer
+// counts bars: from the first meter change (4/4 from tick 0 when there is
+// none), a change taking effect at the first bar line at or after it, and
+// the last meter going on past the end of the music.
+func BarLines(s *Score, n int) []int64 {
+	meters := s.Meters
+	if len(meters) == 0 {
+		meters = []MeterChange{{Tick: 0, Num: 4, Den: 4}}
+	}
+	end := s.EndTick + 1
+	for {
+		out := barLines(meters, s.TicksPerBeat, end)
+		if len(out) >= n || len(out) == 0 {
+			return out[:min(n, len(out))]
+		}
+		// Past the end: the last bar's length, as many times as needed.
+		last := out[len(out)-1]
+		l := last - out[max(len(out)-2, 0)]
+		if len(out) == 1 {
+			if bl, ok := BarTicks(meters[len(meters)-1].Num, meters[len(meters)-1].Den, s.TicksPerBeat); ok {
+				l = bl
+			}
+		}
+		if l <= 0 {
+			return out
+		}
+		end = last + int64(n-len(out)+1)*l
+	}
+}

@@ -75,6 +75,16 @@ func GenreFamily(word string) string {
 			return f
 		}
 	}
+	// A phrase the table lacks ("morris dance", "folk tune", "Christmas
+	// carol"): its longest part that names a family.
+	ws := strings.Fields(w)
+	for n := len(ws) - 1; n >= 1; n-- {
+		for i := 0; i+n <= len(ws); i++ {
+			if f, ok := genreFamily[strings.Join(ws[i:i+n], " ")]; ok {
+				return f
+			}
+		}
+	}
 	return ""
 }
 

@@ -1,6 +1,10 @@
 package condition
 
-import "github.com/amtstudio/amt/engine/token"
+import (
+	"math"
+
+	"github.com/amtstudio/amt/engine/token"
+)
 
 // Refill returns what a sampler re-encodes when its window fills (the
 // gpt.SampleOptions.Refill hook): the attribute prefix of hist (BOS … SEP),
@@ -10,19 +14,30 @@ import "github.com/amtstudio/amt/engine/token"
 // hist's last token. When no bar line fits (one bar longer than the
 // budget), the prefix is followed by the last tokens of hist.
 func Refill(v *token.Vocab, hist []uint16, budget int) []uint16 {
+	return RefillBars(v, hist, budget, 0)
+}
+
+// RefillBars is Refill for a piece of total bars: in a vocabulary whose
+// LENGTH counts the bars remaining (Config.LengthRemaining), the kept
+// prefix's LENGTH is set to the bars left from the window's first bar on,
+// as in a training example that starts there. total ≤ 0 keeps LENGTH.
+func RefillBars(v *token.Vocab, hist []uint16, budget, total int) []uint16 {
 	sep := sepIndex(v, hist)
 	if sep < 0 || sep+1 >= budget {
 		return append([]uint16(nil), hist[max(0, len(hist)-budget):]...)
 	}
 	prefix := hist[:sep+1]
 	bars := scanBars(v, hist, sep+1)
-	for _, b := range bars {
+	for i, b := range bars {
 		if b.at <= sep || b.content >= len(hist) {
 			continue
 		}
 		if len(prefix)+3+len(hist)-b.content <= budget {
 			out := make([]uint16, 0, budget)
 			out = append(out, prefix...)
+			if total > 0 && v.Config().LengthRemaining {
+				setLength(v, out, total-i)
+			}
 			out = append(out, v.Bar, b.timeSig, b.tempo)
 			return append(out, hist[b.content:]...)
 		}
@@ -31,9 +46,26 @@ func Refill(v *token.Vocab, hist []uint16, budget int) []uint16 {
 	return append(out, hist[len(hist)-(budget-len(prefix)):]...)
 }
 
+// setLength replaces the LENGTH token of prefix (if any) by that of bars.
+func setLength(v *token.Vocab, prefix []uint16, bars int) {
+	lo, n := v.Range(token.KindLengthAttr)
+	for i, t := range prefix {
+		if t >= lo && int(t-lo) < n {
+			if tok, ok := v.Token(token.KindLengthAttr, v.LengthBin(max(bars, 1))); ok {
+				prefix[i] = tok
+			}
+			return
+		}
+	}
+}
+
 // Bars wraps a grammar so that a sequence has exactly N bars (no Bar token
 // once N bars are open, no EOS before) and keeps its first tempo and meter
-// throughout. It satisfies gpt.Constraint.
+// throughout. It satisfies gpt.Constraint. At bar N the model is asked to
+// end: Adjust moves the probability it gives a new bar line onto EOS
+// (endings are learned: training examples that reach a piece's end carry
+// its EOS), instead of forbidding Bar and leaving a model not ready to end
+// to pile notes into the last bar.
 type Bars struct {
 	*token.Grammar
 	N    int
@@ -55,7 +87,15 @@ type Bars struct {
 	onsetNotes         int  // notes at the current onset
 	// meters: METER and TimeSig tokens a sampled (unforced) meter may use.
 	meters map[uint16]bool
+	// MaxInstruments bounds the INSTRUMENT tokens the model itself samples
+	// in the prefix (0: no bound); forced ones are not bounded.
+	MaxInstruments int
+	instruments    int // INSTRUMENT tokens pushed
 }
+
+// DefaultMaxInstruments: when a prompt names no instruments, the model
+// chooses at most this many (a band, not a kaleidoscope of timbres).
+const DefaultMaxInstruments = 4
 
 // MaxOnsetNotes bounds the notes of one onset (a chord): beyond it only a
 // later onset, a bar line or the end may follow. Without it a model that
@@ -104,7 +144,9 @@ func keepOnly(v *token.Vocab, mask []bool, k token.Kind, keep map[uint16]bool) {
 
 // Require asks that every program of programs (and drums when drums) play
 // at least once: from the second half of the piece on, a new onset may
-// only start a program that has not played yet while one is missing.
+// only start a program that has not played yet while one is missing. The
+// prompt path requires the pitched programs only: drums come from the
+// model's conditioning (INSTRUMENT_DRUMS), not from one forced hit.
 func (b *Bars) Require(programs []int, drums bool) {
 	b.need, b.played, b.missing = [token.DrumProgram + 1]bool{}, [token.DrumProgram + 1]bool{}, 0
 	for _, p := range programs {
@@ -137,6 +179,8 @@ func (b *Bars) Push(tok uint16) error {
 	k, x := b.v.Kind(tok)
 	b.atOnset = k == token.KindPosition || (k == token.KindTempo && b.atOnset)
 	switch k {
+	case token.KindInstrumentAttr:
+		b.instruments++
 	case token.KindPosition:
 		b.onsetNotes = 0
 	case token.KindBar:
@@ -228,6 +272,20 @@ func (b *Bars) Allow(mask []bool) {
 		}
 	}
 	if !b.Grammar.InBody() {
+		if b.MaxInstruments > 0 && b.instruments >= b.MaxInstruments {
+			lo, n := b.v.Range(token.KindInstrumentAttr)
+			other := false
+			for i, ok := range mask {
+				if ok && !(i >= int(lo) && i < int(lo)+n) {
+					other = true
+				}
+			}
+			if other {
+				for i := int(lo); i < int(lo)+n; i++ {
+					mask[i] = false
+				}
+			}
+		}
 		return
 	}
 	if b.onsetNotes >= MaxOnsetNotes {
@@ -297,4 +355,19 @@ func (b *Bars) Allow(mask []bool) {
 	if n < b.N && n > 0 {
 		mask[b.eos] = false
 	}
+}
+
+// Adjust is the gpt.SampleOptions.Adjust hook: once bar N is open, the
+// logit of Bar is merged into that of EOS (log-sum-exp), so the model
+// ends where it would have started another bar.
+func (b *Bars) Adjust(logits []float32) {
+	if b.N <= 0 || !b.Grammar.InBody() || b.Grammar.Bars() < b.N {
+		return
+	}
+	x, y := float64(logits[b.bar]), float64(logits[b.eos])
+	m := math.Max(x, y)
+	if math.IsInf(m, -1) || math.IsNaN(m) {
+		return
+	}
+	logits[b.eos] = float32(m + math.Log(math.Exp(x-m)+math.Exp(y-m)))
 }
