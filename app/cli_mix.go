@@ -110,17 +110,3 @@ func (f mixFlags) apply(sc *midi.Score) (*midi.Score, []TrackMix, error) {
 	}
 	return sc, mix, nil
 }
-
-// parseBarRange reads "A-B" (or "A") as 1-based bars.
-func parseBarRange(flagName, s string) (from, to int, err error) {
-	a, b, ok := strings.Cut(s, "-")
-	if !ok {
-		b = a
-	}
-	from, err1 := strconv.Atoi(strings.TrimSpace(a))
-	to, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if err1 != nil || err2 != nil || from < 1 || to < from {
-		return 0, 0, fmt.Errorf("%w: --%s %s: give bars FROM-TO, e.g. 5-8", ErrUsage, flagName, s)
-	}
-	return from, to, nil
-}

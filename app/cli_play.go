@@ -79,8 +79,8 @@ func init() {
 		o := PlayOptions{Render: RenderOptions{Input: pos[0], SoundFont: *sf.soundfont, Builtin: *sf.builtin, SampleRate: *sf.rate, Reverb: *sf.reverb},
 			Mix: mix, Tempo: *tempo}
 		if *loop != "" {
-			if o.LoopFrom, o.LoopTo, err = parseBarRange("loop", *loop); err != nil {
-				return err
+			if o.LoopFrom, o.LoopTo, err = ParseBarRange(*loop); err != nil {
+				return fmt.Errorf("%w: --loop: %v", ErrUsage, err)
 			}
 		}
 		var progress func(sec float64)

@@ -50,10 +50,16 @@ func TestBarStartsFollowsMeterMap(t *testing.T) {
 			t.Fatalf("bars %v, want %v", got, want)
 		}
 	}
-	// A meter change inside a bar starts a new bar there.
+	// A meter change inside a bar takes effect at the next bar line, as
+	// the tokenizer reads it (midi.BarLines).
 	s = &midi.Score{TicksPerBeat: 100, EndTick: 900, Meters: []midi.MeterChange{{Num: 4, Den: 4}, {Tick: 500, Num: 2, Den: 4}}}
-	if got := BarStarts(s); len(got) != 5 || got[1] != 400 || got[2] != 500 || got[3] != 700 || got[4] != 900 {
-		t.Errorf("bars across a mid-bar change: %v, want [0 400 500 700 900]", got)
+	if got := BarStarts(s); len(got) != 4 || got[1] != 400 || got[2] != 800 || got[3] != 1000 {
+		t.Errorf("bars across a mid-bar change: %v, want [0 400 800 1000]", got)
+	}
+	// A long piece: 300 bars of 4/4 (past the first lengths tried).
+	s = &midi.Score{TicksPerBeat: 10, EndTick: 300 * 40}
+	if got := BarStarts(s); len(got) != 301 || got[300] != 12000 {
+		t.Errorf("300 bars: %d starts, last %d", len(got), got[len(got)-1])
 	}
 }
 
@@ -270,7 +276,7 @@ func TestRenderTrackFlags(t *testing.T) {
 		{[]string{"render", in, "-o", out, "--mute", "4"}, "--mute 4: the piece has tracks 1–3"},
 		{[]string{"render", in, "-o", out, "--program", "3=5"}, "drum track"},
 		{[]string{"play", in, "--loop", "5-6"}, "loop bars 5–6: the piece has bars 1–4"},
-		{[]string{"play", in, "--loop", "x"}, "--loop x: give bars FROM-TO"},
+		{[]string{"play", in, "--loop", "x"}, `--loop: bar range "x"`},
 		{[]string{"play", in, "--tempo", "9"}, "tempo ×9 outside"},
 	} {
 		code, _, stderr := runCLI(c.args...)

@@ -5,45 +5,46 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/amtstudio/amt/engine/audio"
 	"github.com/amtstudio/amt/engine/midi"
 )
 
-// BarStarts returns the start tick of every bar of sc and, last, the end of
-// its last bar, following the meter map (4/4 until the first meter event;
-// a meter change inside a bar starts a new bar): bar b (1-based) spans
-// [starts[b-1], starts[b]). The piano roll numbers bars the same way, so
-// the bars a user selects there are the bars PlayOptions.LoopFrom and the
-// regeneration calls take.
+// BarStarts returns the start tick of every bar of sc before its end (its
+// EndTick, or just after its last onset when later) and, last, the end of
+// its last bar: bar b (1-based) spans [starts[b-1], starts[b]). Bars are
+// counted as the tokenizer counts them (midi.BarLines: from the first
+// meter change, 4/4 when there is none; a change takes effect at the next
+// bar line), which is how Continue and Regenerate count them; the piano
+// roll numbers bars the same way, so the bars a user selects there are the
+// bars PlayOptions.LoopFrom and Regenerate take.
 func BarStarts(sc *midi.Score) []int64 {
 	if sc == nil || sc.TicksPerBeat <= 0 {
 		return nil
 	}
 	end := scoreEnd(sc)
-	num, den := 4, 4
-	mi := 0
-	var out []int64
-	tick := int64(0)
-	for tick < end && len(out) < maxBars {
-		for mi < len(sc.Meters) && sc.Meters[mi].Tick <= tick {
-			if sc.Meters[mi].Num > 0 && sc.Meters[mi].Den > 0 {
-				num, den = sc.Meters[mi].Num, sc.Meters[mi].Den
-			}
-			mi++
-		}
-		out = append(out, tick)
-		next := tick + int64(num)*int64(sc.TicksPerBeat)*4/int64(den)
-		if next <= tick {
-			next = tick + int64(sc.TicksPerBeat)
-		}
-		if mi < len(sc.Meters) && sc.Meters[mi].Tick < next && sc.Meters[mi].Tick > tick {
-			next = sc.Meters[mi].Tick
-		}
-		tick = next
+	if end <= 0 {
+		return nil
 	}
-	return append(out, tick)
+	for n := 64; ; n *= 2 {
+		lines := midi.BarLines(sc, n)
+		if len(lines) == 0 {
+			return nil
+		}
+		if len(lines) < n || lines[len(lines)-1] >= end || n >= maxBars {
+			k := sort.Search(len(lines), func(i int) bool { return lines[i] >= end })
+			last := end
+			if k < len(lines) {
+				last = lines[k]
+			}
+			if k > maxBars {
+				k, last = maxBars, lines[maxBars]
+			}
+			return append(lines[:k:k], last)
+		}
+	}
 }
 
 // maxBars bounds BarStarts (as the piano roll does).

@@ -148,42 +148,43 @@ func (p *PianoRoll) setScore(s *midi.Score) {
 	p.endBeats = float64(end) / float64(s.TicksPerBeat)
 }
 
-// barTicks appends the start tick of every bar before the score's end,
-// following the meter map (4/4 until the first meter event; a meter change
-// in the middle of a bar starts a new bar), and returns the end of the last
-// bar. app.BarStarts numbers bars the same way.
+// barTicks appends the start tick of every bar before the score's end
+// (its EndTick, or just after its last onset when later) as the tokenizer
+// counts bars (midi.BarLines: from the first meter change, 4/4 when there
+// is none; a change takes effect at the next bar line), and returns the end
+// of the last bar. app.BarStarts counts the same bars, so the bars a user
+// selects are those the regeneration re-samples.
 func barTicks(dst []int64, s *midi.Score) ([]int64, int64) {
 	end := s.EndTick
 	for _, t := range s.Tracks {
-		if n := len(t.Notes); n > 0 {
-			end = max(end, t.Notes[n-1].Tick+1)
+		for _, n := range t.Notes {
+			end = max(end, n.Tick+1)
 		}
 	}
-	num, den := 4, 4
-	mi := 0
-	tick := int64(0)
-	for tick < end {
-		for mi < len(s.Meters) && s.Meters[mi].Tick <= tick {
-			if s.Meters[mi].Num > 0 && s.Meters[mi].Den > 0 {
-				num, den = s.Meters[mi].Num, s.Meters[mi].Den
+	if end <= 0 || s.TicksPerBeat <= 0 {
+		return dst, 0
+	}
+	for n := 64; ; n *= 2 {
+		lines := midi.BarLines(s, n)
+		if len(lines) == 0 {
+			return dst, 0
+		}
+		if len(lines) < n || lines[len(lines)-1] >= end || n >= maxBars {
+			k := sort.Search(len(lines), func(i int) bool { return lines[i] >= end })
+			barEnd := end
+			if k < len(lines) {
+				barEnd = lines[k]
 			}
-			mi++
-		}
-		dst = append(dst, tick)
-		next := tick + int64(num)*int64(s.TicksPerBeat)*4/int64(den)
-		if next <= tick {
-			next = tick + int64(s.TicksPerBeat)
-		}
-		if mi < len(s.Meters) && s.Meters[mi].Tick < next && s.Meters[mi].Tick > tick {
-			next = s.Meters[mi].Tick
-		}
-		tick = next
-		if len(dst) >= 100000 {
-			break
+			if k > maxBars {
+				k, barEnd = maxBars, lines[maxBars]
+			}
+			return append(dst, lines[:k]...), barEnd
 		}
 	}
-	return dst, tick
 }
+
+// maxBars bounds the bars a roll draws.
+const maxBars = 100000
 
 // BarCount returns the number of bars of the score.
 func (p *PianoRoll) BarCount() int {
