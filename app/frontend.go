@@ -101,6 +101,11 @@ func OpenMIDI(path string) (*midi.Score, midi.Metadata, error) {
 	return s, midi.Prepare(s), nil
 }
 
+// ReadMIDI reads a MIDI file as it is, with the bar lines it declares:
+// what Continue and Regenerate work on (`amt generate --continue FILE`
+// reads it so too).
+func ReadMIDI(path string) (*midi.Score, error) { return midi.ReadFile(path) }
+
 // WriteMIDI writes sc to path as a Standard MIDI File, atomically.
 func WriteMIDI(path string, sc *midi.Score) error { return midi.WriteFile(path, sc) }
 

@@ -20,6 +20,10 @@ type playback struct {
 	soundFont func() string
 	onChange  func(playing bool) // on the UI goroutine, through the bridge
 
+	// player plays; nil: app.PlayScore (tests put a recorder here, the
+	// test machine having no sound device).
+	player func(ctx context.Context, sc *midi.Score, o app.PlayOptions, progress func(sec float64)) (*app.RenderResult, error)
+
 	mu     sync.Mutex
 	cancel context.CancelFunc
 	gen    int
@@ -72,20 +76,28 @@ func (pb *playback) playWith(sc *midi.Score, name string, roll *widgets.PianoRol
 	pb.changed(true)
 	o.Render.Input, o.Render.SoundFont = name, pb.soundFont()
 	o.OnStart = func(res *app.RenderResult) { pb.e.setStatus("Playing " + name + " (" + res.SoundFont + ")") }
+	player := pb.player
+	if player == nil {
+		player = app.PlayScore
+	}
 	go func() {
 		defer func() {
 			pb.mu.Lock()
-			if pb.gen == gen {
+			latest := pb.gen == gen // no clip started after this one
+			if latest {
 				pb.cancel = nil
 			}
 			pb.mu.Unlock()
 			cancel()
+			if !latest {
+				return
+			}
 			if roll != nil {
 				pb.e.bridge.Post(fmt.Sprintf("playhead%p", pb), func() { roll.SetPlayhead(-1) })
 			}
 			pb.changed(false)
 		}()
-		_, err := app.PlayScore(ctx, sc, o, func(sec float64) {
+		_, err := player(ctx, sc, o, func(sec float64) {
 			pb.mu.Lock()
 			if pb.gen == gen {
 				pb.pos = sec

@@ -48,7 +48,7 @@ func TestComposeGenerateAddsPieceToHistory(t *testing.T) {
 		t.Fatalf("model %q, no-model note visible %v; want the default model", c.model.Selected, c.noModel.Visible())
 	}
 	test.Type(c.prompt, "calm piano waltz in D minor, 90 bpm, 8 bars")
-	if c.meter.Selected != "3/4" || c.key.Selected != "D minor" || c.tempo.Text != "90" || c.bars.Text != "8" || c.instruments.Text != "0" {
+	if c.meter.Selected != "3/4" || c.key.Selected != "D minor" || c.tempo.Text != "90" || c.bars.Text != "8" || c.instruments.Text != "Acoustic Grand Piano" {
 		t.Fatalf("chips: meter %q key %q tempo %q bars %q instruments %q", c.meter.Selected, c.key.Selected, c.tempo.Text, c.bars.Text, c.instruments.Text)
 	}
 	c.modelDirs["Folder tiny"] = model
