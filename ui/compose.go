@@ -200,8 +200,9 @@ func newComposeScreen(e *env) *composeScreen {
 	c.contB = widget.NewButtonWithIcon("Continue", theme.MediaFastForwardIcon(), c.startContinue)
 	c.regenB = widget.NewButtonWithIcon("Regenerate bars", theme.ViewRefreshIcon(), c.startRegenerateBars)
 	c.newSeed = widget.NewButtonWithIcon("New seed", theme.ViewRefreshIcon(), func() { c.startGenerate(true) })
-	c.undoB = widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), c.undo)
-	c.redoB = widget.NewButtonWithIcon("Redo", theme.ContentRedoIcon(), c.redo)
+	// Undo and redo are icons (Ctrl+Z, Ctrl+Shift+Z): the row is full.
+	c.undoB = widget.NewButtonWithIcon("", theme.ContentUndoIcon(), c.undo)
+	c.redoB = widget.NewButtonWithIcon("", theme.ContentRedoIcon(), c.redo)
 
 	c.tracksBox = container.NewVBox()
 	c.variations = newVariationsRow(c)

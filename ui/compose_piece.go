@@ -156,7 +156,7 @@ func (c *composeScreen) selectionChanged() {
 		c.loop.Text = "Loop " + barsText(from, to)
 		c.regenB.SetText("Regenerate " + barsText(from, to))
 	} else {
-		c.loop.Text = "Loop (drag across the bar numbers)"
+		c.loop.Text = "Loop (select bars)"
 		c.regenB.SetText("Regenerate bars")
 	}
 	c.loop.Refresh()
