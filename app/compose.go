@@ -234,9 +234,19 @@ func ForgetModel(dir string) {
 // from the same prompt, model and seed; it stores the piece (MIDI file in
 // the store's pieces folder and a Piece record) with its evaluation.
 func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResult, error) {
-	m, err := modelAt(req.ModelDir)
+	m, gen, err := composeOne(ctx, req)
 	if err != nil {
 		return nil, err
+	}
+	return s.storeGenerated(req.Project, req.Prompt, req.Seed, m, gen)
+}
+
+// composeOne samples the piece Compose stores (Variations keeps it
+// unstored until the user keeps it).
+func composeOne(ctx context.Context, req ComposeRequest) (*Model, *PromptResult, error) {
+	m, err := modelAt(req.ModelDir)
+	if err != nil {
+		return nil, nil, err
 	}
 	preq := PromptRequest{Prompt: req.Prompt, Attrs: req.Attrs, Seed: req.Seed, Temperature: req.Temperature,
 		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias, Candidates: DefaultCandidates, Form: req.Form}
@@ -261,9 +271,9 @@ func (s *Studio) Compose(ctx context.Context, req ComposeRequest) (*ComposeResul
 	gen, err := GenerateFromPrompt(ctx, m, preq)
 	m.genMu().Unlock()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.storeGenerated(req.Project, req.Prompt, req.Seed, m, gen)
+	return m, gen, nil
 }
 
 // storeGenerated stores a generated piece (MIDI file in the store's pieces
@@ -278,7 +288,7 @@ func (s *Studio) storeGenerated(projectName, prompt string, seed uint64, m *Mode
 	if err := gen.Score.Write(&buf); err != nil {
 		return nil, fmt.Errorf("compose: write MIDI: %w", err)
 	}
-	pc := &storage.Piece{Prompt: prompt, Attrs: gen.Requested, Model: m.Dir, Seed: int64(seed)}
+	pc := &storage.Piece{Prompt: prompt, Attrs: gen.Requested, Model: m.Dir, Seed: int64(seed), Form: gen.Form.Name}
 	err := s.Store.Update(func(tx *bolt.Tx) error {
 		p, err := storage.EnsureProject(tx, project)
 		if err != nil {

@@ -26,6 +26,9 @@ type Piece struct {
 	Created   time.Time        `json:"created"`
 	// Rating is the user's rating 1–5; 0: not rated.
 	Rating int `json:"rating,omitempty"`
+	// Form is the form the piece was planned in ("AABA", "none", …; ""
+	// for continuations, regenerations and pieces stored before forms).
+	Form string `json:"form,omitempty"`
 }
 
 // MaxRating is the highest rating of a piece.

@@ -4,24 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/eval"
-	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/ui/widgets"
@@ -41,21 +41,37 @@ func keyChoices() []string {
 	return out
 }
 
+func genreChoices() []string { return append([]string{anyChoice}, token.GenreFamilies...) }
+
 // defaultModelLabel is the model choice of the embedded default model.
 const defaultModelLabel = "Default model"
 const chooseFolderLabel = "Choose folder…"
 
+// defaultContinueBars is the Continue field's starting value.
+const defaultContinueBars = 4
+
+// variationCount is how many pieces "Generate 4" samples.
+const variationCount = 4
+
+// composeScreen is the Compose screen: a prompt and its attribute chips,
+// sampling settings, the piece worked on (piano roll, track list, play
+// with loop and tempo, exports), its changes (continue, regenerate bars,
+// undo, redo), variations to choose from, and the history of stored
+// pieces. Every action is an app call (Studio.Compose, Variations, Keep,
+// Continue, Regenerate, PlayScore, MixScore, ExportStems, …).
 type composeScreen struct {
 	e    *env
 	root fyne.CanvasObject
 
-	prompt   *widget.Entry
-	generate *widget.Button
-	// attribute chips
-	tempo, bars, instruments *widget.Entry
-	key, meter, drums        *widget.Select
-	instrNames               *widget.Label
-	// sampling settings
+	prompt                          *widget.Entry
+	generate, gen4                  *widget.Button
+	openB                           *widget.Button
+	tempo, bars                     *widget.Entry
+	instruments                     *widget.Entry // GM names (numbers accepted), comma-separated
+	instrPick                       *widget.Button
+	key, meter                      *widget.Select
+	drums                           *widget.Select
+	genre, form                     *widget.Select
 	length, temperature, topP, seed *widget.Entry
 	model                           *widget.Select
 	modelDirs                       map[string]string
@@ -64,18 +80,37 @@ type composeScreen struct {
 	progress    *widget.ProgressBar
 	progressRow *fyne.Container
 	cancel      *widget.Button
-	roll        *widgets.PianoRoll
-	title       *widget.Label
-	evalText    *widget.Label
-	play        *widget.Button
+
+	roll     *widgets.PianoRoll
+	title    *widget.Label
+	evalText *widget.Label
+	play     *widget.Button
+	loop     *widget.Check
+	tempoF   *widget.Slider // playback tempo factor
+	tempoL   *widget.Label
+	exportB  *widget.Button
+
+	contB, regenB, newSeed, undoB, redoB *widget.Button
+	contBars                             *widget.Entry
+	playRow, editRow                     *fyne.Container // laid out again when a button's text changes
+	top                                  *fyne.Container // laid out again when a row shows or hides
+
+	tracksBox *fyne.Container
+	tracks    []*trackRow
+	mix       []app.TrackMix
+
+	variations *variationsRow
 
 	history     *widget.List
 	pieces      []app.PieceRow
-	current     *midi.Score
+	edits       app.Edits
+	current     *midi.Score // the version shown (edits' current)
 	currentName string
 	pb          *playback
 
 	deleteDialog *dialog.ConfirmDialog // open confirmation (tests)
+	menu         *widget.PopUpMenu     // the pop-up menu shown last (tests)
+	menuSpec     *fyne.Menu            // its items
 
 	mu      sync.Mutex
 	running context.CancelFunc
@@ -99,16 +134,27 @@ func newComposeScreen(e *env) *composeScreen {
 	c.prompt.OnSubmitted = func(string) { c.startGenerate(false) }
 	c.generate = widget.NewButtonWithIcon("Generate", theme.MediaPlayIcon(), func() { c.startGenerate(false) })
 	c.generate.Importance = widget.HighImportance
+	c.gen4 = widget.NewButtonWithIcon(fmt.Sprintf("Generate %d", variationCount), theme.GridIcon(), c.startVariations)
+	c.openB = widget.NewButtonWithIcon("Open MIDI…", theme.FolderOpenIcon(), c.chooseMIDI)
 
 	c.tempo = widget.NewEntry()
 	c.tempo.SetPlaceHolder(anyChoice)
 	c.key = widget.NewSelect(keyChoices(), nil)
 	c.meter = widget.NewSelect(meterChoices, nil)
+	c.genre = widget.NewSelect(genreChoices(), nil)
+	c.form = widget.NewSelect(app.Forms, nil)
+	c.form.SetSelected("auto")
 	c.instruments = widget.NewEntry()
-	c.instruments.SetPlaceHolder("GM programs, e.g. 0, 40")
-	c.instrNames = widget.NewLabel("")
-	c.instrNames.Truncation = fyne.TextTruncateEllipsis
-	c.instruments.OnChanged = func(string) { c.instrNames.SetText(programNames(parsePrograms(c.instruments.Text))) }
+	c.instruments.SetPlaceHolder(anyChoice)
+	c.instrPick = widget.NewButtonWithIcon("", theme.ContentAddIcon(), func() {
+		c.showInstrumentMenu(c.instrPick, func(p int) {
+			names := strings.TrimSpace(c.instruments.Text)
+			if names != "" {
+				names += ", "
+			}
+			c.instruments.SetText(names + midi.ProgramName(p))
+		})
+	})
 	c.drums = widget.NewSelect([]string{anyChoice, "yes", "no"}, nil)
 	c.bars = widget.NewEntry()
 	c.bars.SetPlaceHolder(anyChoice)
@@ -133,14 +179,33 @@ func newComposeScreen(e *env) *composeScreen {
 	c.cancel.Disable()
 
 	c.roll = widgets.NewPianoRoll(nil)
-	c.title = widget.NewLabelWithStyle("No piece yet: type a prompt and press Generate (or Enter)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	c.roll.OnSelect = func(int, int) { c.selectionChanged() }
+	c.title = widget.NewLabelWithStyle("No piece yet: type a prompt and press Generate (or Enter), or open a MIDI file", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	c.title.Truncation = fyne.TextTruncateEllipsis
 	c.evalText = widget.NewLabel("")
 	c.evalText.Wrapping = fyne.TextWrapWord
 	c.play = widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), c.togglePlay)
-	exportMIDI := widget.NewButtonWithIcon("Export MIDI", theme.DocumentSaveIcon(), c.exportMIDI)
-	exportWAV := widget.NewButtonWithIcon("Export WAV", theme.DocumentSaveIcon(), c.exportWAV)
-	regen := widget.NewButtonWithIcon("Regenerate", theme.ViewRefreshIcon(), func() { c.startGenerate(true) })
+	c.loop = widget.NewCheck("Loop", func(bool) { c.restartPlayback() })
+	c.tempoF = widget.NewSlider(0.5, 2)
+	c.tempoF.Step = 0.05
+	c.tempoF.SetValue(1)
+	c.tempoL = widget.NewLabel("")
+	c.tempoF.OnChanged = func(v float64) { c.tempoL.SetText(fmt.Sprintf("Tempo ×%.2f", v)) }
+	c.tempoF.OnChangeEnded = func(float64) { c.restartPlayback() }
+	c.tempoF.OnChanged(1)
+	c.exportB = widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), c.showExportMenu)
+
+	c.contBars = widget.NewEntry()
+	c.contBars.SetText(strconv.Itoa(defaultContinueBars))
+	c.contB = widget.NewButtonWithIcon("Continue", theme.MediaFastForwardIcon(), c.startContinue)
+	c.regenB = widget.NewButtonWithIcon("Regenerate bars", theme.ViewRefreshIcon(), c.startRegenerateBars)
+	c.newSeed = widget.NewButtonWithIcon("New seed", theme.ViewRefreshIcon(), func() { c.startGenerate(true) })
+	// Undo and redo are icons (Ctrl+Z, Ctrl+Shift+Z): the row is full.
+	c.undoB = widget.NewButtonWithIcon("", theme.ContentUndoIcon(), c.undo)
+	c.redoB = widget.NewButtonWithIcon("", theme.ContentRedoIcon(), c.redo)
+
+	c.tracksBox = container.NewVBox()
+	c.variations = newVariationsRow(c)
 
 	c.history = widget.NewList(func() int { return len(c.pieces) }, c.newHistoryRow, c.updateHistoryRow)
 	c.history.OnSelected = func(id widget.ListItemID) {
@@ -154,9 +219,10 @@ func newComposeScreen(e *env) *composeScreen {
 		l.TextStyle.Bold = true
 		return container.NewBorder(nil, nil, l, nil, o)
 	}
-	chips := container.NewGridWithColumns(3,
-		chip("Tempo", c.tempo), chip("Key", c.key), chip("Meter", c.meter),
-		chip("Instruments", container.NewGridWithColumns(2, c.instruments, c.instrNames)), chip("Drums", c.drums), chip("Bars", c.bars))
+	chips := container.NewGridWithColumns(4,
+		chip("Tempo", c.tempo), chip("Key", c.key), chip("Meter", c.meter), chip("Genre", c.genre),
+		chip("Instruments", container.NewBorder(nil, nil, nil, c.instrPick, c.instruments)), chip("Drums", c.drums),
+		chip("Bars", c.bars), chip("Form", c.form))
 	settings := container.NewGridWithColumns(5,
 		chip("Length", c.length), chip("Temperature", c.temperature), chip("Top-p", c.topP),
 		chip("Seed", container.NewBorder(nil, nil, nil, dice, c.seed)), chip("Model", c.model))
@@ -164,21 +230,31 @@ func newComposeScreen(e *env) *composeScreen {
 	// 0% reads as stuck.
 	c.progressRow = container.NewBorder(nil, nil, nil, c.cancel, c.progress)
 	c.progressRow.Hide()
-	top := container.NewVBox(
-		container.NewBorder(nil, nil, nil, c.generate, c.prompt),
+	c.top = container.NewVBox(
+		container.NewBorder(nil, nil, c.openB, container.NewHBox(c.generate, c.gen4), c.prompt),
 		widget.NewLabel("Understood from the prompt (edit to change):"),
 		chips, settings, c.noModel,
 		c.progressRow,
+		c.variations.box,
 	)
-	tools := container.NewHBox(c.play, exportMIDI, exportWAV, regen)
-	piece := container.NewBorder(container.NewVBox(c.title, tools), nil, nil, nil, c.roll)
+	c.playRow = container.NewBorder(nil, nil, container.NewHBox(c.play, c.loop), c.exportB,
+		container.NewBorder(nil, nil, c.tempoL, nil, c.tempoF))
+	barsBox := container.NewGridWrap(fyne.NewSize(52, c.contBars.MinSize().Height), c.contBars)
+	c.editRow = container.NewHBox(c.contB, barsBox, widget.NewLabel("bars"), c.regenB, c.newSeed, layout.NewSpacer(), c.undoB, c.redoB)
+	tracksTitle := widget.NewLabelWithStyle("Tracks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	tracksWidth := canvas.NewRectangle(color.Transparent)
+	tracksWidth.SetMinSize(fyne.NewSize(236, 0))
+	tracks := container.NewStack(tracksWidth, container.NewBorder(tracksTitle, nil, nil, nil, container.NewVScroll(c.tracksBox)))
+	piece := container.NewBorder(container.NewVBox(c.title, c.playRow, c.editRow), nil, tracks, nil, c.roll)
 	histTitle := widget.NewLabelWithStyle("History", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	split := container.NewHSplit(piece, container.NewVSplit(container.NewBorder(histTitle, nil, nil, nil, c.history), container.NewVScroll(c.evalText)))
-	split.Offset = 0.66
-	c.root = container.NewBorder(top, nil, nil, nil, split)
+	split.Offset = 0.7
+	c.root = container.NewBorder(c.top, nil, nil, nil, split)
 
 	c.refreshModels()
 	c.refreshHistory()
+	c.syncTracks()
+	c.updateEditButtons()
 	if len(c.pieces) > 0 {
 		c.openPiece(c.pieces[0])
 	}
@@ -196,9 +272,7 @@ func (c *composeScreen) soundFont() string {
 
 // promptAttributes are the attributes the prompt path forces for text
 // (what `amt generate "PROMPT"` forces).
-func promptAttributes(text string) token.Attributes {
-	return app.RequestAttributes(text, token.DefaultVocab(), 0)
-}
+func promptAttributes(text string) token.Attributes { return app.ChipAttributes(text) }
 
 // promptChanged shows what the prompt asks for in the chips.
 func (c *composeScreen) promptChanged(text string) {
@@ -221,11 +295,12 @@ func (c *composeScreen) setChips(a token.Attributes) {
 		m = fmt.Sprintf("%d/%d", a.MeterNum, a.MeterDen)
 	}
 	c.meter.SetSelected(m)
-	var ps []string
-	for _, p := range a.Programs {
-		ps = append(ps, strconv.Itoa(p))
+	if a.Genre != "" {
+		c.genre.SetSelected(a.Genre)
+	} else {
+		c.genre.SetSelected(anyChoice)
 	}
-	c.instruments.SetText(strings.Join(ps, ", "))
+	c.instruments.SetText(programNames(a.Programs))
 	switch {
 	case a.Drums == nil:
 		c.drums.SetSelected(anyChoice)
@@ -247,7 +322,7 @@ func (c *composeScreen) setChips(a token.Attributes) {
 func (c *composeScreen) chipAttributes() (token.Attributes, error) {
 	a := promptAttributes(c.prompt.Text)
 	promptTempo := a.TempoBPM
-	a.TempoBPM, a.KeyTonic, a.KeyMinor, a.MeterNum, a.MeterDen, a.Programs, a.Drums, a.Bars = 0, -1, false, 0, 0, nil, nil, 0
+	a.TempoBPM, a.KeyTonic, a.KeyMinor, a.MeterNum, a.MeterDen, a.Programs, a.Drums, a.Bars, a.Genre = 0, -1, false, 0, 0, nil, nil, 0, ""
 	if t := strings.TrimSpace(c.tempo.Text); t != "" && promptTempo > 0 && t == tempoText(promptTempo) {
 		a.TempoBPM = promptTempo
 	} else if t != "" {
@@ -268,11 +343,15 @@ func (c *composeScreen) chipAttributes() (token.Attributes, error) {
 		a.MeterNum, _ = strconv.Atoi(n)
 		a.MeterDen, _ = strconv.Atoi(d)
 	}
+	if c.genre.Selected != anyChoice {
+		a.Genre = c.genre.Selected
+	}
 	if strings.TrimSpace(c.instruments.Text) != "" {
-		a.Programs = parsePrograms(c.instruments.Text)
-		if a.Programs == nil {
-			return a, fmt.Errorf("instruments %q: give GM program numbers 0–127", c.instruments.Text)
+		ps, err := parseInstruments(c.instruments.Text)
+		if err != nil {
+			return a, err
 		}
+		a.Programs = ps
 	}
 	switch c.drums.Selected {
 	case "yes":
@@ -294,16 +373,39 @@ func (c *composeScreen) chipAttributes() (token.Attributes, error) {
 
 func tempoText(bpm float64) string { return strconv.FormatFloat(math.Round(bpm), 'f', -1, 64) }
 
-func parsePrograms(s string) []int {
+// parseInstruments reads the instruments chip: General MIDI names
+// (case-insensitive) or program numbers 0–127, comma-separated.
+func parseInstruments(s string) ([]int, error) {
 	var out []int
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
-		v, err := strconv.Atoi(f)
-		if err != nil || v < 0 || v > 127 {
-			return nil
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
 		}
-		out = append(out, v)
+		if v, err := strconv.Atoi(f); err == nil {
+			if v < 0 || v > 127 {
+				return nil, fmt.Errorf("instruments: program %d outside 0–127", v)
+			}
+			out = append(out, v)
+			continue
+		}
+		p := programByName(f)
+		if p < 0 {
+			return nil, fmt.Errorf("instruments: %q is not a General MIDI instrument (pick one with +)", f)
+		}
+		out = append(out, p)
 	}
-	return out
+	return out, nil
+}
+
+// programByName is the General MIDI program named name (any case), or -1.
+func programByName(name string) int {
+	for p := 0; p < 128; p++ {
+		if strings.EqualFold(midi.ProgramName(p), name) {
+			return p
+		}
+	}
+	return -1
 }
 
 func programNames(ps []int) string {
@@ -323,7 +425,7 @@ func (c *composeScreen) refreshModels() {
 		runs, _ := c.e.studio.TrainRuns(c.e.project)
 		for _, r := range runs {
 			dir := c.e.studio.Store.Abs(r.ModelDir)
-			if _, err := os.Stat(filepath.Join(dir, gpt.WeightsFile)); err != nil {
+			if !app.HasModelWeights(dir) {
 				continue
 			}
 			l := fmt.Sprintf("Training run %d (%s)", r.ID, r.Status)
@@ -364,105 +466,183 @@ func (c *composeScreen) modelChosen(label string) {
 		return
 	default:
 		c.noModel.SetText("")
-		c.noModel.Hide()
+		c.showRow(c.noModel, false)
 	}
 }
 
-// request reads the whole form.
-func (c *composeScreen) request(newSeed bool) (app.ComposeRequest, error) {
-	var r app.ComposeRequest
-	a, err := c.chipAttributes()
-	if err != nil {
-		return r, err
-	}
-	n := 0 // enough for the bars
+// sampleSettings reads the sampling fields (newSeed: draw a new seed into
+// the seed field first).
+func (c *composeScreen) sampleSettings(newSeed bool) (app.SampleSettings, error) {
+	var s app.SampleSettings
 	if t := strings.TrimSpace(c.length.Text); t != "" && t != "auto" {
 		v, err := strconv.Atoi(t)
 		if err != nil || v < 1 || v > 32768 {
-			return r, fmt.Errorf("length %q: give tokens, 1–32768, or leave it empty", c.length.Text)
+			return s, fmt.Errorf("length %q: give tokens, 1–32768, or leave it empty", c.length.Text)
 		}
-		n = v
+		s.MaxTokens = v
 	}
-	temp, err := strconv.ParseFloat(strings.TrimSpace(c.temperature.Text), 64)
-	if err != nil || temp < 0 || temp > 5 {
-		return r, fmt.Errorf("temperature %q: give 0–5", c.temperature.Text)
+	var err error
+	s.Temperature, err = strconv.ParseFloat(strings.TrimSpace(c.temperature.Text), 64)
+	if err != nil || s.Temperature < 0 || s.Temperature > 5 {
+		return s, fmt.Errorf("temperature %q: give 0–5", c.temperature.Text)
 	}
-	topP, err := strconv.ParseFloat(strings.TrimSpace(c.topP.Text), 64)
-	if err != nil || topP <= 0 || topP > 1 {
-		return r, fmt.Errorf("top-p %q: give a share in (0, 1]", c.topP.Text)
+	s.TopP, err = strconv.ParseFloat(strings.TrimSpace(c.topP.Text), 64)
+	if err != nil || s.TopP <= 0 || s.TopP > 1 {
+		return s, fmt.Errorf("top-p %q: give a share in (0, 1]", c.topP.Text)
 	}
 	if newSeed {
 		c.seed.SetText(strconv.FormatUint(rand.Uint64()%1_000_000, 10))
 	}
-	seed, err := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64)
+	s.Seed, err = strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64)
 	if err != nil {
-		return r, fmt.Errorf("seed %q: give a whole number ≥ 0", c.seed.Text)
+		return s, fmt.Errorf("seed %q: give a whole number ≥ 0", c.seed.Text)
 	}
-	return app.ComposeRequest{Project: c.e.project, Prompt: c.prompt.Text, Attrs: &a, ModelDir: c.modelDirs[c.model.Selected],
-		SampleSettings: app.SampleSettings{MaxTokens: n, Temperature: temp, TopP: topP, Seed: seed}}, nil
+	return s, nil
 }
 
-// startGenerate runs one generation in the background (regenerate: the
-// same request with a new seed).
-func (c *composeScreen) startGenerate(regenerate bool) {
-	if c.e.studio == nil {
-		c.e.setStatus("Cannot generate: no data directory")
-		return
-	}
-	c.mu.Lock()
-	busy := c.running != nil
-	c.mu.Unlock()
-	if busy {
-		return
-	}
-	req, err := c.request(regenerate)
+// request reads the whole form.
+func (c *composeScreen) request(newSeed bool) (app.ComposeRequest, error) {
+	a, err := c.chipAttributes()
 	if err != nil {
-		c.e.setStatus("Cannot generate: " + err.Error())
+		return app.ComposeRequest{}, err
+	}
+	ss, err := c.sampleSettings(newSeed)
+	if err != nil {
+		return app.ComposeRequest{}, err
+	}
+	return app.ComposeRequest{Project: c.e.project, Prompt: c.prompt.Text, Attrs: &a, ModelDir: c.modelDirs[c.model.Selected],
+		Form: c.form.Selected, SampleSettings: ss}, nil
+}
+
+// busy reports whether a job (generation, variations, an edit) runs.
+func (c *composeScreen) busy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.running != nil
+}
+
+// runJob runs work in the background with the progress row and Cancel:
+// one job at a time. finish runs on the UI goroutine with work's error
+// (the status line already says why a job failed or was cancelled).
+func (c *composeScreen) runJob(verb string, work func(ctx context.Context, progress func(done, total int)) error, finish func(err error)) {
+	if c.e.studio == nil {
+		c.e.setStatus("Cannot " + strings.ToLower(verb) + ": no data directory")
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.mu.Lock()
+	if c.running != nil {
+		c.mu.Unlock()
+		cancel()
+		return
+	}
 	c.running = cancel
-	c.last = req
 	c.mu.Unlock()
-	c.generate.Disable()
-	c.cancel.Enable()
+	c.setBusy(true)
 	c.progress.SetValue(0)
-	c.progressRow.Show()
-	c.e.setStatus("Generating…")
-	req.Progress = func(done, total int) {
-		c.e.bridge.Post("compose.progress", func() { c.progress.SetValue(float64(done) / float64(total)) })
+	c.showRow(c.progressRow, true)
+	c.e.setStatus(verb + "…")
+	progress := func(done, total int) {
+		c.e.bridge.Post("compose.progress", func() { c.progress.SetValue(float64(done) / float64(max(total, 1))) })
 	}
 	go func() {
-		res, err := c.e.studio.Compose(ctx, req)
+		err := work(ctx, progress)
 		cancel()
 		c.e.bridge.Post("compose.done", func() {
 			defer func() {
 				c.mu.Lock()
 				c.running = nil
 				c.mu.Unlock()
-				c.generate.Enable()
-				c.cancel.Disable()
+				c.setBusy(false)
 			}()
-			if err != nil {
+			switch {
+			case err == nil:
+				c.progress.SetValue(1)
+			case ctx.Err() != nil:
 				c.progress.SetValue(0)
-				if ctx.Err() != nil {
-					c.e.status.SetText("Generation cancelled")
-				} else if errors.Is(err, app.ErrNoModel) {
-					c.e.status.SetText(err.Error())
-					c.noModel.SetText(err.Error() + ".")
-					c.noModel.Show()
-				} else {
-					c.e.status.SetText("Generation failed: " + err.Error())
-				}
-				return
+				c.e.status.SetText(verb + ": cancelled")
+			case errors.Is(err, app.ErrNoModel):
+				c.progress.SetValue(0)
+				c.e.status.SetText(err.Error())
+				c.noModel.SetText(err.Error() + ".")
+				c.showRow(c.noModel, true)
+			default:
+				c.progress.SetValue(0)
+				c.e.status.SetText(verb + " failed: " + err.Error())
 			}
-			c.progress.SetValue(1)
-			c.refreshHistory()
-			c.showResult(res)
-			c.e.status.SetText(fmt.Sprintf("Generated piece %d: %d notes, %d tokens in %.2f s", res.Piece.ID, res.Score.NoteCount(), res.Tokens, res.Seconds))
+			finish(err)
 		})
 	}()
+}
+
+// showRow shows or hides a row of the top of the screen and lays the
+// screen out again (a container does not follow its children's
+// visibility by itself).
+func (c *composeScreen) showRow(o fyne.CanvasObject, on bool) {
+	if on == o.Visible() {
+		return
+	}
+	if on {
+		o.Show()
+	} else {
+		o.Hide()
+	}
+	if c.top != nil {
+		if r, ok := c.root.(*fyne.Container); ok {
+			r.Refresh()
+		}
+	}
+}
+
+// setBusy disables what would start a second job while one runs.
+func (c *composeScreen) setBusy(on bool) {
+	for _, b := range []*widget.Button{c.generate, c.gen4, c.newSeed} {
+		if on {
+			b.Disable()
+		} else {
+			b.Enable()
+		}
+	}
+	if on {
+		c.cancel.Enable()
+	} else {
+		c.cancel.Disable()
+	}
+	c.updateEditButtons()
+}
+
+// startGenerate runs one generation in the background (newSeed: the
+// same request with a new seed).
+func (c *composeScreen) startGenerate(newSeed bool) {
+	if c.e.studio == nil {
+		c.e.setStatus("Cannot generate: no data directory")
+		return
+	}
+	if c.busy() {
+		return
+	}
+	req, err := c.request(newSeed)
+	if err != nil {
+		c.e.setStatus("Cannot generate: " + err.Error())
+		return
+	}
+	c.mu.Lock()
+	c.last = req
+	c.mu.Unlock()
+	var res *app.ComposeResult
+	c.runJob("Generating", func(ctx context.Context, progress func(int, int)) error {
+		req.Progress = progress
+		var err error
+		res, err = c.e.studio.Compose(ctx, req)
+		return err
+	}, func(err error) {
+		if err != nil {
+			return
+		}
+		c.refreshHistory()
+		c.showResult(res)
+		c.e.status.SetText(fmt.Sprintf("Generated piece %d: %d notes, %d tokens in %.2f s", res.Piece.ID, res.Score.NoteCount(), res.Tokens, res.Seconds))
+	})
 }
 
 func (c *composeScreen) cancelGenerate() {
@@ -473,12 +653,15 @@ func (c *composeScreen) cancelGenerate() {
 	c.mu.Unlock()
 }
 
+// showResult shows a newly stored piece as a new piece to work on.
 func (c *composeScreen) showResult(res *app.ComposeResult) {
-	c.pb.stop()
-	c.current, c.currentName = res.Score, filepath.Base(res.Piece.Abs)
-	c.roll.SetScore(res.Score)
-	c.title.SetText(pieceTitle(res.Piece))
-	c.evalText.SetText(evaluationText(res.Metrics, res.Adherence))
+	c.edits.Reset(versionOf(res, ""))
+	c.showVersion(res.Metrics, res.Adherence)
+}
+
+// versionOf is a stored result as a version of the piece worked on.
+func versionOf(res *app.ComposeResult, what string) app.PieceVersion {
+	return app.PieceVersion{Score: res.Score, Piece: res.Piece, Name: filepath.Base(res.Piece.Abs), What: what}
 }
 
 func pieceTitle(p app.PieceRow) string {
@@ -486,81 +669,67 @@ func pieceTitle(p app.PieceRow) string {
 	if prompt == "" {
 		prompt = "(no prompt)"
 	}
-	return fmt.Sprintf("#%d  %s  ·  seed %d", p.ID, prompt, p.Seed)
+	form := ""
+	if p.Form != "" && p.Form != "none" {
+		form = "  ·  " + p.Form
+	}
+	return fmt.Sprintf("#%d  %s%s  ·  seed %d", p.ID, prompt, form, p.Seed)
 }
 
-// openPiece shows a stored piece with its evaluation.
+// versionTitle is the title line of a version of the piece.
+func versionTitle(v app.PieceVersion) string {
+	if v.Piece.ID == 0 {
+		return v.What
+	}
+	if v.What == "" {
+		return pieceTitle(v.Piece)
+	}
+	return pieceTitle(v.Piece) + "  ·  " + v.What
+}
+
+// showVersion shows the edits' current version: piano roll, title, track
+// list, evaluation (m, ad; measured here when nil).
+func (c *composeScreen) showVersion(m *app.Metrics, ad *app.Adherence) {
+	v, ok := c.edits.Current()
+	c.pb.stop()
+	if !ok {
+		c.current, c.currentName = nil, ""
+		c.roll.SetScore(nil)
+		c.syncTracks()
+		c.updateEditButtons()
+		return
+	}
+	c.current, c.currentName = v.Score, v.Name
+	c.roll.SetScore(v.Score)
+	c.title.SetText(versionTitle(v))
+	if m == nil {
+		attrs := token.Unspecified()
+		if v.Piece.ID != 0 {
+			attrs = v.Piece.Attrs
+		}
+		m, ad = app.EvaluatePiece(v.Score, attrs)
+	}
+	c.evalText.SetText(evaluationText(m, ad))
+	c.syncTracks()
+	c.selectionChanged()
+	c.updateEditButtons()
+}
+
+// openPiece shows a stored piece with its evaluation, as a new piece to
+// work on.
 func (c *composeScreen) openPiece(p app.PieceRow) {
 	sc, err := c.e.studio.OpenPiece(p)
 	if err != nil {
 		c.e.setStatus("Cannot open piece: " + err.Error())
 		return
 	}
-	c.pb.stop()
 	c.prompt.SetText(p.Prompt)
 	c.setChips(p.Attrs)
-	c.current, c.currentName = sc, filepath.Base(p.Abs)
-	c.roll.SetScore(sc)
-	c.title.SetText(pieceTitle(p))
-	m, ad := app.EvaluatePiece(sc, p.Attrs)
-	c.evalText.SetText(evaluationText(m, ad))
-}
-
-func (c *composeScreen) togglePlay() {
-	if c.pb.playing() {
-		c.pb.stop()
-		return
+	if p.Form != "" {
+		c.form.SetSelected(p.Form)
 	}
-	c.pb.play(c.current, c.currentName, c.roll)
-}
-
-func (c *composeScreen) exportMIDI() {
-	if c.current == nil {
-		c.e.setStatus("Nothing to export yet")
-		return
-	}
-	sc := c.current
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if w == nil {
-			return
-		}
-		path := w.URI().Path()
-		w.Close()
-		if err := midi.WriteFile(path, sc); err != nil {
-			c.e.setStatus("Export failed: " + err.Error())
-			return
-		}
-		c.e.setStatus("Exported " + path)
-	}, c.e.win)
-	d.SetFileName(strings.TrimSuffix(c.currentName, ".mid") + ".mid")
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".mid"}))
-	d.Show()
-}
-
-func (c *composeScreen) exportWAV() {
-	if c.current == nil {
-		c.e.setStatus("Nothing to export yet")
-		return
-	}
-	sc, sf := c.current, c.soundFont()
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if w == nil {
-			return
-		}
-		path := w.URI().Path()
-		w.Close()
-		c.e.setStatus("Rendering " + path + "…")
-		go func() {
-			res, err := app.RenderScore(context.Background(), sc, app.RenderOptions{Input: c.currentName, Output: path, SoundFont: sf})
-			if err != nil {
-				c.e.setStatus("Export failed: " + err.Error())
-				return
-			}
-			c.e.setStatus(fmt.Sprintf("Exported %s (%.1f s of audio, %s)", path, res.AudioSeconds, res.SoundFont))
-		}()
-	}, c.e.win)
-	d.SetFileName(strings.TrimSuffix(c.currentName, ".mid") + ".wav")
-	d.Show()
+	c.edits.Reset(app.PieceVersion{Score: sc, Piece: p, Name: filepath.Base(p.Abs)})
+	c.showVersion(nil, nil)
 }
 
 func (c *composeScreen) refreshHistory() {
@@ -619,7 +788,7 @@ func (c *composeScreen) updateHistoryRow(id widget.ListItemID, o fyne.CanvasObje
 	}
 	play.OnTapped = func() {
 		c.openPiece(p)
-		c.pb.play(c.current, c.currentName, c.roll)
+		c.startPlayback()
 	}
 	del.OnTapped = func() { c.confirmDelete(p) }
 }
@@ -649,9 +818,8 @@ func (c *composeScreen) deletePiece(p app.PieceRow) {
 		return
 	}
 	if c.currentName == filepath.Base(p.Abs) {
-		c.pb.stop()
-		c.current, c.currentName = nil, ""
-		c.roll.SetScore(nil)
+		c.edits = app.Edits{}
+		c.showVersion(nil, nil)
 		c.title.SetText(fmt.Sprintf("Piece #%d deleted", p.ID))
 		c.evalText.SetText("")
 	}
@@ -661,7 +829,7 @@ func (c *composeScreen) deletePiece(p app.PieceRow) {
 }
 
 // evaluationText is the evaluation of one piece in a few lines.
-func evaluationText(m *eval.Metrics, ad *eval.Adherence) string {
+func evaluationText(m *app.Metrics, ad *app.Adherence) string {
 	if m == nil {
 		return "Evaluation: the piece could not be measured."
 	}
@@ -677,7 +845,7 @@ func evaluationText(m *eval.Metrics, ad *eval.Adherence) string {
 	return b.String()
 }
 
-func adherenceChecks(ad *eval.Adherence) string {
+func adherenceChecks(ad *app.Adherence) string {
 	var parts []string
 	add := func(name string, ok *bool) {
 		if ok == nil {
@@ -704,3 +872,6 @@ func (c *composeScreen) close() {
 	c.cancelGenerate()
 	c.pb.stop()
 }
+
+// midiFileFilter is the file filter of the MIDI dialogs.
+var midiFileFilter = storage.NewExtensionFileFilter([]string{".mid", ".midi"})

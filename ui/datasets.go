@@ -18,8 +18,6 @@ import (
 
 	"github.com/amtstudio/amt/app"
 	"github.com/amtstudio/amt/engine/midi"
-	"github.com/amtstudio/amt/engine/pipeline"
-	"github.com/amtstudio/amt/storage"
 	"github.com/amtstudio/amt/ui/widgets"
 )
 
@@ -188,7 +186,7 @@ func cellText(r app.ItemRow, col int) string {
 		}
 		return r.Path
 	case 7:
-		if r.Status == storage.ItemFailed {
+		if r.Status == app.ItemFailed {
 			return "failed: " + r.Error
 		}
 		return r.Status
@@ -321,7 +319,7 @@ func (d *datasetsScreen) showDataset() {
 	d.showStats()
 }
 
-func (d *datasetsScreen) showReport(st []storage.StageStat, bottleneck string, sugg []string, secs float64, rebarred int) {
+func (d *datasetsScreen) showReport(st []app.StageStat, bottleneck string, sugg []string, secs float64, rebarred int) {
 	stages := make([]widgets.Stage, 0, len(st))
 	for _, s := range st {
 		stages = append(stages, widgets.Stage{Name: s.Name, Busy: time.Duration(s.BusySeconds * float64(time.Second)),
@@ -352,7 +350,7 @@ func (d *datasetsScreen) filter() {
 	q := strings.ToLower(strings.TrimSpace(d.search.Text))
 	rows := d.rows[:0:0]
 	for _, r := range d.all {
-		if d.failedOnly.Checked && r.Status != storage.ItemFailed {
+		if d.failedOnly.Checked && r.Status != app.ItemFailed {
 			continue
 		}
 		if d.rebarredOnly.Checked && (r.Meta == nil || !r.Meta.Rebarred) {
@@ -469,13 +467,13 @@ func topCounts(m map[string]float64, n int) ([]string, []float64) {
 
 func (d *datasetsScreen) previewItem(r app.ItemRow) {
 	d.pb.stop()
-	if r.Status == storage.ItemFailed {
+	if r.Status == app.ItemFailed {
 		d.previewTitle.SetText(r.Path + ": " + r.Error)
 		d.previewScore = nil
 		d.preview.SetScore(nil)
 		return
 	}
-	sc, err := midi.ReadFile(r.Abs)
+	sc, m, err := app.OpenMIDI(r.Abs) // shown with the bar lines it was tokenized with
 	if err != nil {
 		d.previewTitle.SetText(err.Error())
 		d.previewScore = nil
@@ -483,7 +481,7 @@ func (d *datasetsScreen) previewItem(r app.ItemRow) {
 		return
 	}
 	title := r.Path
-	if m := midi.Prepare(sc); m.Rebarred { // shown with the bar lines it was tokenized with
+	if m.Rebarred {
 		title += fmt.Sprintf(" (re-barred to %s; the file declares %s)", m.TimeSignature, meterOrNone(m.DeclaredMeter))
 	}
 	d.previewScore = sc
@@ -524,11 +522,10 @@ func (d *datasetsScreen) startImport(dir string) {
 	d.progressRow.Show()
 	d.stage.SetText("Scanning " + dir + "…")
 	d.e.setStatus("Importing " + filepath.Base(dir))
-	events := make(chan pipeline.Event, 64)
-	settings, _ := d.e.studio.Settings()
-	w := settings.Workers
-	opts := app.IngestOptions{Project: d.e.project, Dir: dir, Progress: events,
-		Workers: pipeline.Workers{Read: w, Parse: w, Text: w, Embed: w, Tokenize: w}}
+	// The stage workers come from the settings (Settings saves them where
+	// Ingest reads them), as for `amt ingest`.
+	events := make(chan app.IngestEvent, 64)
+	opts := app.IngestOptions{Project: d.e.project, Dir: dir, Progress: events}
 	go func() {
 		for ev := range events {
 			ev := ev
@@ -564,7 +561,11 @@ func (d *datasetsScreen) startImport(dir string) {
 			d.refresh()
 			d.dataset.SetSelected(res.Dataset)
 			if r := res.Report; r != nil {
-				d.showReport(storageStages(r.Stages), r.Bottleneck, r.Suggestions, r.Seconds, r.Rebarred)
+				stages := make([]app.StageStat, len(r.Stages))
+				for i, s := range r.Stages {
+					stages[i] = app.StageStat{Name: s.Name, BusySeconds: s.BusySeconds, WaitSeconds: s.WaitSeconds}
+				}
+				d.showReport(stages, r.Bottleneck, r.Suggestions, r.Seconds, r.Rebarred)
 				if err == nil {
 					d.e.status.SetText(fmt.Sprintf("Imported %s: %d files, %d ok, %d failed, %d unchanged in %.2f s", res.Dataset, r.Files, r.OK, r.Failed, r.Unchanged, r.Seconds))
 				}
@@ -572,14 +573,6 @@ func (d *datasetsScreen) startImport(dir string) {
 			d.e.datasetsChanged()
 		})
 	}()
-}
-
-func storageStages(in []pipeline.StageStats) []storage.StageStat {
-	out := make([]storage.StageStat, len(in))
-	for i, s := range in {
-		out[i] = storage.StageStat{Name: s.Name, BusySeconds: s.BusySeconds, WaitSeconds: s.WaitSeconds}
-	}
-	return out
 }
 
 func (d *datasetsScreen) cancelImport() {

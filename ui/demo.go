@@ -8,7 +8,6 @@ import (
 
 	"github.com/amtstudio/amt/app"
 	"github.com/amtstudio/amt/engine/midi"
-	"github.com/amtstudio/amt/storage"
 )
 
 // writeDemoCorpus writes n small MIDI files with engine/midi's writer
@@ -55,7 +54,7 @@ func writeDemoCorpus(dir string, n int) error {
 			s.Tracks = append(s.Tracks, dr)
 		}
 		s.EndTick = int64(steps * beatTicks)
-		if err := midi.WriteFile(filepath.Join(dir, fmt.Sprintf("tune%02d.mid", i+1)), s); err != nil {
+		if err := app.WriteMIDI(filepath.Join(dir, fmt.Sprintf("tune%02d.mid", i+1)), s); err != nil {
 			return err
 		}
 	}
@@ -80,7 +79,7 @@ func buildDemoState(ctx context.Context, st *app.Studio, corpus string) error {
 	}
 	for u := range j.Events() {
 		if u.Kind != "step" && u.Kind != "start" {
-			if u.Kind != storage.RunDone {
+			if u.Kind != app.RunDone {
 				return fmt.Errorf("demo training ended %s: %v", u.Kind, u.Err)
 			}
 			break

@@ -2,33 +2,45 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/audio"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/ui/widgets"
 )
 
-// playback renders a score and plays it with a playhead on a piano roll.
-// One clip plays at a time; the audio device is suspended between clips
-// (engine/audio), so an idle window costs no CPU.
+// playback plays a score through app.PlayScore (what `amt play` calls)
+// with a playhead on a piano roll. One clip plays at a time; the audio
+// device is suspended between clips (engine/audio, behind app), so an idle
+// window costs no CPU.
 type playback struct {
 	e         *env
 	soundFont func() string
 	onChange  func(playing bool) // on the UI goroutine, through the bridge
 
+	// player plays; nil: app.PlayScore (tests put a recorder here, the
+	// test machine having no sound device).
+	player func(ctx context.Context, sc *midi.Score, o app.PlayOptions, progress func(sec float64)) (*app.RenderResult, error)
+
 	mu     sync.Mutex
 	cancel context.CancelFunc
 	gen    int
+	pos    float64 // the playhead (seconds into the score) last reported
 }
 
 func (pb *playback) playing() bool {
 	pb.mu.Lock()
 	defer pb.mu.Unlock()
 	return pb.cancel != nil
+}
+
+// position is the playhead last reported, in seconds into the score.
+func (pb *playback) position() float64 {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	return pb.pos
 }
 
 // stop ends the current clip (if any).
@@ -41,8 +53,15 @@ func (pb *playback) stop() {
 	pb.mu.Unlock()
 }
 
-// play starts sc; roll (may be nil) shows the playhead.
+// play starts sc from its start as written; roll (may be nil) shows the
+// playhead.
 func (pb *playback) play(sc *midi.Score, name string, roll *widgets.PianoRoll) {
+	pb.playWith(sc, name, roll, app.PlayOptions{})
+}
+
+// playWith starts sc as o says (mix, loop, tempo, start); o.Render's
+// Input and SoundFont are filled here.
+func (pb *playback) playWith(sc *midi.Score, name string, roll *widgets.PianoRoll, o app.PlayOptions) {
 	pb.stop()
 	if sc == nil {
 		return
@@ -52,46 +71,45 @@ func (pb *playback) play(sc *midi.Score, name string, roll *widgets.PianoRoll) {
 	pb.cancel = cancel
 	pb.gen++
 	gen := pb.gen
+	pb.pos = o.Start
 	pb.mu.Unlock()
 	pb.changed(true)
+	o.Render.Input, o.Render.SoundFont = name, pb.soundFont()
+	o.OnStart = func(res *app.RenderResult) { pb.e.setStatus("Playing " + name + " (" + res.SoundFont + ")") }
+	player := pb.player
+	if player == nil {
+		player = app.PlayScore
+	}
 	go func() {
 		defer func() {
 			pb.mu.Lock()
-			if pb.gen == gen {
+			latest := pb.gen == gen // no clip started after this one
+			if latest {
 				pb.cancel = nil
 			}
 			pb.mu.Unlock()
 			cancel()
+			if !latest {
+				return
+			}
 			if roll != nil {
 				pb.e.bridge.Post(fmt.Sprintf("playhead%p", pb), func() { roll.SetPlayhead(-1) })
 			}
 			pb.changed(false)
 		}()
-		if err := audio.Available(); err != nil {
-			pb.e.setStatus("Cannot play: " + err.Error())
-			return
-		}
-		// Rendered block by block as it plays: memory stays constant
-		// however long the piece.
-		st, res, err := app.StreamScore(sc, app.RenderOptions{Input: name, SoundFont: pb.soundFont()})
-		if err != nil {
-			pb.e.setStatus("Cannot play: " + err.Error())
-			return
-		}
-		p, err := audio.NewStreamPlayer(st)
-		if err != nil {
-			pb.e.setStatus("Cannot play: " + err.Error())
-			return
-		}
-		defer p.Close()
-		pb.e.setStatus("Playing " + name + " (" + res.SoundFont + ")")
-		p.Play()
-		p.Wait(ctx, func(pos, _ time.Duration) {
+		_, err := player(ctx, sc, o, func(sec float64) {
+			pb.mu.Lock()
+			if pb.gen == gen {
+				pb.pos = sec
+			}
+			pb.mu.Unlock()
 			if roll != nil {
-				roll.PostPlayhead(pos.Seconds())
+				roll.PostPlayhead(sec)
 			}
 		})
-		p.Stop()
+		if err != nil && !errors.Is(err, context.Canceled) {
+			pb.e.setStatus("Cannot play: " + err.Error())
+		}
 	}()
 }
 

@@ -14,12 +14,11 @@ import (
 
 	"github.com/amtstudio/amt/app"
 	"github.com/amtstudio/amt/app/cli"
-	"github.com/amtstudio/amt/storage"
 )
 
 func TestEachScreenRendersWithoutStore(t *testing.T) {
 	a := test.NewTempApp(t)
-	s := NewShell(a, nil, storage.ErrInUse)
+	s := NewShell(a, nil, app.ErrStoreInUse)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(900, 600))
 	for _, n := range ScreenNames {
@@ -30,7 +29,7 @@ func TestEachScreenRendersWithoutStore(t *testing.T) {
 			t.Fatalf("%s: empty capture", n)
 		}
 	}
-	if got := s.Status.Text; got != "No data directory: "+storage.ErrInUse.Error() {
+	if got := s.Status.Text; got != "No data directory: "+app.ErrStoreInUse.Error() {
 		t.Errorf("status = %q", got)
 	}
 }
@@ -50,7 +49,7 @@ func TestComposeGenerateAddsPieceToHistory(t *testing.T) {
 		t.Fatalf("model %q, no-model note visible %v; want the default model", c.model.Selected, c.noModel.Visible())
 	}
 	test.Type(c.prompt, "calm piano waltz in D minor, 90 bpm, 8 bars")
-	if c.meter.Selected != "3/4" || c.key.Selected != "D minor" || c.tempo.Text != "90" || c.bars.Text != "8" || c.instruments.Text != "0" {
+	if c.meter.Selected != "3/4" || c.key.Selected != "D minor" || c.tempo.Text != "90" || c.bars.Text != "8" || c.instruments.Text != "Acoustic Grand Piano" {
 		t.Fatalf("chips: meter %q key %q tempo %q bars %q instruments %q", c.meter.Selected, c.key.Selected, c.tempo.Text, c.bars.Text, c.instruments.Text)
 	}
 	c.modelDirs["Folder tiny"] = model
@@ -158,7 +157,7 @@ func TestTrainingRunDrawsLossCurve(t *testing.T) {
 		t.Error("no checkpoint listed")
 	}
 	runs, _ := st.TrainRuns(app.DefaultProject)
-	if len(runs) != 1 || runs[0].Status != storage.RunDone {
+	if len(runs) != 1 || runs[0].Status != app.RunDone {
 		t.Fatalf("runs = %+v", runs)
 	}
 	// Compose now offers the trained model (the default stays chosen).

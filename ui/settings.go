@@ -14,9 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/audio"
 	"github.com/amtstudio/amt/engine/midi"
-	"github.com/amtstudio/amt/engine/synth"
 )
 
 // variantTheme is the default theme held to one variant (light or dark).
@@ -57,11 +55,11 @@ func newSettingsScreen(e *env) *settingsScreen {
 	s := &settingsScreen{e: e}
 	s.soundFont = widget.NewEntry()
 	s.soundFont.SetPlaceHolder("empty: the first SoundFont found, else the built-in synthesizer")
-	fonts := synth.FindSoundFonts(synth.SystemSoundFontDir)
+	fonts := app.FindSoundFonts()
 	if len(fonts) == 0 {
-		s.found = widget.NewLabel("Found in " + synth.SystemSoundFontDir + ": none (the built-in synthesizer plays)")
+		s.found = widget.NewLabel("Found in " + app.SoundFontDir + ": none (the built-in synthesizer plays)")
 	} else {
-		s.found = widget.NewLabel("Found in " + synth.SystemSoundFontDir + ": " + strings.Join(fonts, ", "))
+		s.found = widget.NewLabel("Found in " + app.SoundFontDir + ": " + strings.Join(fonts, ", "))
 	}
 	s.found.Wrapping = fyne.TextWrapWord
 	browse := widget.NewButton("Choose…", func() {
@@ -167,24 +165,16 @@ func (s *settingsScreen) playTest() {
 	sc.EndTick = 4 * 240
 	sf := s.current().SoundFont
 	go func() {
-		if err := audio.Available(); err != nil {
+		var used string
+		_, err := app.PlayScore(context.Background(), sc, app.PlayOptions{Render: app.RenderOptions{Input: "test", SoundFont: sf},
+			OnStart: func(res *app.RenderResult) {
+				used = res.SoundFont
+				s.e.setStatus("Playing a test arpeggio with " + used)
+			}}, nil)
+		if err != nil {
 			s.e.setStatus("Audio output: " + err.Error())
 			return
 		}
-		res, err := app.RenderScore(context.Background(), sc, app.RenderOptions{Input: "test", SoundFont: sf})
-		if err != nil {
-			s.e.setStatus("Audio test: " + err.Error())
-			return
-		}
-		p, err := audio.NewPlayer(res.PCM)
-		if err != nil {
-			s.e.setStatus("Audio test: " + err.Error())
-			return
-		}
-		defer p.Close()
-		s.e.setStatus("Playing a test arpeggio with " + res.SoundFont)
-		p.Play()
-		p.Wait(context.Background(), nil)
-		s.e.setStatus("Audio output works (" + res.SoundFont + ")")
+		s.e.setStatus("Audio output works (" + used + ")")
 	}()
 }

@@ -7,8 +7,12 @@
 // window owns), which the command line uses too. Background events reach
 // widgets only through the bridge (fyne.Do, at most ~20 redraws a second).
 //
-// ui may import app/, engine/ (for its data types, the audio player and
-// the resource monitor) and ui/widgets; nothing imports ui but main.
+// ui imports app/, ui/widgets and, for the scores and attributes it
+// draws, engine/midi and engine/token: no other engine package and not
+// storage (layers_test.go checks it). What the window needs of the layers
+// below (the player, the resource sampler, stored records) app offers as
+// calls and aliases (app/frontend.go), so every action the window offers
+// is an app call the command line makes too. Nothing imports ui but main.
 package ui
 
 import (
@@ -17,6 +21,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/amtstudio/amt/app"
@@ -120,20 +125,42 @@ func fillShell(a fyne.App, w fyne.Window, st *app.Studio, openErr error) *Shell 
 	s.Tabs.SetTabLocation(container.TabLocationTop)
 	s.Tabs.OnSelected = func(*container.TabItem) { s.Training.setVisible(s.Tabs.SelectedIndex() == 2) }
 	w.SetContent(container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), s.Status), nil, nil, s.Tabs))
-	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
-		for _, u := range uris {
-			if s.Datasets.importDropped(u.Path()) {
-				s.Tabs.SelectIndex(1)
-				return
-			}
-		}
-	})
+	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { s.dropped(uris) })
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if ev.Name == fyne.KeySpace && s.Tabs.SelectedIndex() == 0 {
 			s.Compose.togglePlay()
 		}
 	})
+	// Ctrl+Z / Ctrl+Shift+Z (Cmd on macOS) undo and redo changes to the
+	// piece on Compose (a focused entry keeps its own).
+	for _, sc := range []struct {
+		mod fyne.KeyModifier
+		do  func()
+	}{{fyne.KeyModifierShortcutDefault, s.Compose.undo}, {fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift, s.Compose.redo}} {
+		do := sc.do
+		w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: sc.mod}, func(fyne.Shortcut) {
+			if s.Tabs.SelectedIndex() == 0 {
+				do()
+			}
+		})
+	}
 	return s
+}
+
+// dropped opens what was dropped on the window: a MIDI file on Compose
+// (to continue it or regenerate its bars), a folder as a dataset import.
+func (s *Shell) dropped(uris []fyne.URI) {
+	for _, u := range uris {
+		if isMIDIFile(u.Path()) {
+			s.Tabs.SelectIndex(0)
+			s.Compose.openMIDIFile(u.Path())
+			return
+		}
+		if s.Datasets.importDropped(u.Path()) {
+			s.Tabs.SelectIndex(1)
+			return
+		}
+	}
 }
 
 // Close stops what the screens run (a training run is paused with a

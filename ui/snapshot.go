@@ -15,7 +15,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/atomicfile"
 )
 
 // Snapshot renders the named screen with Fyne's software test driver (no
@@ -101,7 +100,7 @@ func snapshot(st *app.Studio, screen string, size fyne.Size) (image.Image, error
 
 // WritePNG writes img to path atomically (temp file, fsync, rename).
 func WritePNG(path string, img image.Image) error {
-	err := atomicfile.Write(path, func(f *os.File) error { return png.Encode(f, img) })
+	err := app.WriteFileAtomic(path, func(f *os.File) error { return png.Encode(f, img) })
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -21,10 +21,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/gpt"
-	"github.com/amtstudio/amt/engine/monitor"
-	"github.com/amtstudio/amt/engine/train"
-	"github.com/amtstudio/amt/storage"
 	"github.com/amtstudio/amt/ui/widgets"
 )
 
@@ -51,17 +47,17 @@ type trainingScreen struct {
 	disk                                       *widget.Label
 	stages                                     *widgets.StageChart
 	runs                                       *widget.List
-	pastRuns                                   []storage.TrainRun
-	shown                                      *storage.TrainRun // the past run shown last (compared with the next one clicked)
+	pastRuns                                   []app.TrainRun
+	shown                                      *app.TrainRun // the past run shown last (compared with the next one clicked)
 	leftScroll                                 *container.Scroll
 	job                                        *app.TrainJob
 	pausedRun                                  uint64 // a stored run Resume continues
 	speeds                                     []float64
-	stageSum                                   train.StageSeconds
+	stageSum                                   app.StageSeconds
 	lastRAM                                    float64
 	mu                                         sync.Mutex
 	visible                                    bool
-	sampler                                    *monitor.Sampler
+	sampler                                    *app.ResourceSampler
 	samplerStop                                context.CancelFunc
 	sampleEvery                                time.Duration
 	idleEvery                                  time.Duration // sampling with no run; 0: none
@@ -72,7 +68,7 @@ func newTrainingScreen(e *env) *trainingScreen {
 	t := &trainingScreen{e: e}
 	def := app.DefaultTrainSpec()
 	t.dataset = widget.NewSelect(nil, nil)
-	t.preset = widget.NewSelect(gpt.PresetNames(), nil)
+	t.preset = widget.NewSelect(app.ModelPresets(), nil)
 	t.preset.Selected = def.Preset
 	entry := func(v string) *widget.Entry { w := widget.NewEntry(); w.SetText(v); return w }
 	t.context_ = entry(strconv.Itoa(def.Context))
@@ -221,7 +217,7 @@ func (t *trainingScreen) refresh() {
 	t.setButtons()
 }
 
-func statusOf(runs []storage.TrainRun, id uint64) string {
+func statusOf(runs []app.TrainRun, id uint64) string {
 	for _, r := range runs {
 		if r.ID == id {
 			return r.Status
@@ -232,7 +228,7 @@ func statusOf(runs []storage.TrainRun, id uint64) string {
 
 // showPastRun draws a stored run's curves (a live run keeps its own; a
 // past run is added as "run N" series to compare).
-func (t *trainingScreen) showPastRun(r storage.TrainRun) {
+func (t *trainingScreen) showPastRun(r app.TrainRun) {
 	ms, err := t.e.studio.RunMetrics(r.ID)
 	if err != nil {
 		t.e.setStatus(err.Error())
@@ -252,7 +248,7 @@ func (t *trainingScreen) showPastRun(r storage.TrainRun) {
 	t.loss.SetSeries("val loss", vl[0], vl[1])
 	t.speed.SetSeries("tokens/s", sp[0], sp[1])
 	t.loss.SetTitle(fmt.Sprintf("Loss · run %d (%s)", r.ID, r.Status))
-	var st train.StageSeconds
+	var st app.StageSeconds
 	for _, s := range r.Stages {
 		switch s.Name {
 		case "data":
@@ -292,7 +288,7 @@ func (t *trainingScreen) showCheckpoints(dir string) {
 
 // compareWith shows the speed of r beside the past run shown before it
 // (the figures `amt bench train --compare` prints), then remembers r.
-func (t *trainingScreen) compareWith(r storage.TrainRun, ms map[string][2][]float64) {
+func (t *trainingScreen) compareWith(r app.TrainRun, ms map[string][2][]float64) {
 	prev := t.shown
 	t.shown = &r
 	if prev == nil || prev.ID == r.ID {
@@ -313,7 +309,7 @@ func (t *trainingScreen) compareWith(r storage.TrainRun, ms map[string][2][]floa
 
 // setStages draws the stage chart: host→device appears when the times are
 // the device's (a GPU run).
-func (t *trainingScreen) setStages(s train.StageSeconds) {
+func (t *trainingScreen) setStages(s app.StageSeconds) {
 	d := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
 	rows := []widgets.Stage{{Name: "data wait", Wait: d(s.Data)}}
 	if s.Device {
@@ -429,7 +425,7 @@ func (t *trainingScreen) attach(j *app.TrainJob, fresh bool) {
 		t.speed.AddSeries("tokens/s")
 		t.loss.SetTitle(fmt.Sprintf("Loss · run %d", j.RunID))
 		t.speeds = nil
-		t.stageSum = train.StageSeconds{}
+		t.stageSum = app.StageSeconds{}
 	}
 	t.alerts.SetText("")
 	t.alerts.Hide()
@@ -629,7 +625,7 @@ func (t *trainingScreen) updateSampler() {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := monitor.Start(ctx, monitor.Options{Interval: every})
+	s, err := app.StartResourceSampler(ctx, every)
 	if err != nil {
 		cancel()
 		t.e.setStatus("Resource monitor: " + err.Error())

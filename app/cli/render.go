@@ -43,7 +43,7 @@ func (f synthFlags) check() error {
 func init() {
 	c := &Command{
 		Name:    "render",
-		Usage:   "render FILE.mid -o OUT.wav [--soundfont PATH|--builtin] [--rate 44100|48000] [--bits 16|24] [--reverb] [--json]",
+		Usage:   "render FILE.mid -o OUT.wav [--soundfont PATH|--builtin] [--rate 44100|48000] [--bits 16|24] [--reverb] [--mute N,..] [--solo N,..] [--volume N=V,..] [--program N=P,..] [--stems] [--json]",
 		Summary: "render a MIDI file to a WAV file with a SoundFont or the built-in synthesizer",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -52,6 +52,8 @@ func init() {
 		bits := fs.Int("bits", 16, "WAV bit depth: 16 or 24")
 		asJSON := fs.Bool("json", false, "print the result as JSON")
 		sf := addSynthFlags(fs)
+		mf := addMixFlags(fs)
+		stems := fs.Bool("stems", false, "also write each audible track alone beside OUT.wav (OUT-NN-INSTRUMENT.mid and .wav)")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -70,7 +72,10 @@ func init() {
 		}
 		opts := app.RenderOptions{Input: pos[0], Output: *out, SoundFont: *sf.soundfont, Builtin: *sf.builtin,
 			SampleRate: *sf.rate, Bits: *bits, Reverb: *sf.reverb}
-		if !*asJSON {
+		// The progress line is redrawn with carriage returns: only on a
+		// terminal (a log file or a pipe gets the result line alone).
+		tty := !*asJSON && isTerminal(env.Stderr)
+		if tty {
 			last := time.Time{}
 			opts.Progress = func(done, total float64) {
 				if time.Since(last) > 200*time.Millisecond {
@@ -79,8 +84,8 @@ func init() {
 				}
 			}
 		}
-		res, err := app.RenderFile(ctx, opts)
-		if !*asJSON {
+		res, files, err := renderMixed(ctx, opts, mf, *stems)
+		if tty {
 			fmt.Fprint(env.Stderr, "\r\033[K")
 		}
 		if err != nil {
@@ -96,9 +101,43 @@ func init() {
 		}
 		fmt.Fprintf(env.Stdout, "%s: %s of audio with %s in %.2f s CPU (%.0f× real time), peak %.3f, rms %.4f\n",
 			Safe(res.Output), fmtDur(res.AudioSeconds), Safe(res.SoundFont), res.CPUSeconds, res.RealtimeFactor, res.Peak, res.RMS)
+		for _, f := range files {
+			fmt.Fprintf(env.Stdout, "stem %s\n", Safe(f))
+		}
 		return nil
 	}
 	Register(c)
+}
+
+// renderMixed is RenderFile with the track flags (--program, --mute,
+// --solo, --volume) applied and, with stems, each audible track written
+// alone beside the output (ExportStems: the window's Export stems).
+func renderMixed(ctx context.Context, opts app.RenderOptions, mf mixFlags, stems bool) (*app.RenderResult, []string, error) {
+	if !mf.set() && !stems {
+		res, err := app.RenderFile(ctx, opts)
+		return res, nil, err
+	}
+	sc, err := app.ReadMIDI(opts.Input)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render: %w", err)
+	}
+	sc, mix, err := mf.apply(sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	mixed, err := app.MixScore(sc, mix)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render %s: %w", opts.Input, err)
+	}
+	res, err := app.RenderScore(ctx, mixed, opts)
+	if err != nil || !stems {
+		return res, nil, err
+	}
+	base := strings.TrimSuffix(filepath.Base(opts.Output), filepath.Ext(opts.Output))
+	ro := opts
+	ro.Progress = nil
+	files, err := app.ExportStems(ctx, sc, filepath.Dir(opts.Output), base, app.StemOptions{Mix: mix, WAV: true, Render: ro})
+	return res, files, err
 }
 
 // fmtDur formats seconds as m:ss, or h:mm:ss from an hour.

@@ -35,7 +35,10 @@ const (
 // track's General MIDI family (opacity from velocity), drums in a lane at
 // the bottom, bar lines from the meter map (beat lines when zoomed in),
 // zoom and horizontal scroll (ctrl/cmd + wheel zooms, the wheel or a drag
-// scrolls; SetZoom/SetOffset from code), and a playhead.
+// in the notes scrolls; SetZoom/SetOffset from code), a playhead, and a
+// selection of whole bars: a drag across the bar ruler (the header with the
+// bar numbers) selects the bars it crosses, a tap on the ruler selects one
+// bar (a tap on a lone selected bar clears it); OnSelect hears each change.
 type PianoRoll struct {
 	widget.BaseWidget
 
@@ -50,6 +53,15 @@ type PianoRoll struct {
 	offset   float64 // beat at the note area's left edge
 	playhead float64 // seconds; < 0 hides it
 	follow   bool
+	barEnd   int64 // end tick of the last bar
+
+	selFrom, selTo int // selected bars, 1-based inclusive; 0: none
+	dragging       int // 0 no drag, dragScroll, dragSelect
+	dragBar        int // the bar a selecting drag started in
+
+	// OnSelect (may be nil) is called on the UI goroutine when the user
+	// changes the selection (from = to = 0: cleared).
+	OnSelect func(from, to int)
 
 	postPending atomic.Bool
 	postSec     atomic.Uint64 // math.Float64bits of the posted position
@@ -75,6 +87,7 @@ func (p *PianoRoll) SetScore(s *midi.Score) {
 
 func (p *PianoRoll) setScore(s *midi.Score) {
 	p.score, p.zoom, p.offset, p.playhead = s, 0, 0, -1
+	p.selFrom, p.selTo = 0, 0
 	p.drums, p.bars = p.drums[:0], p.bars[:0]
 	p.endBeats = 0
 	p.shifts = p.shifts[:0]
@@ -125,7 +138,7 @@ func (p *PianoRoll) setScore(s *midi.Score) {
 		lo, hi = max(0, lo-(hi-127)), 127
 	}
 	p.lo, p.hi = lo, hi
-	p.bars = barTicks(p.bars, s)
+	p.bars, p.barEnd = barTicks(p.bars, s)
 	end := s.EndTick
 	for _, t := range s.Tracks {
 		for _, n := range t.Notes {
@@ -135,40 +148,43 @@ func (p *PianoRoll) setScore(s *midi.Score) {
 	p.endBeats = float64(end) / float64(s.TicksPerBeat)
 }
 
-// barTicks appends the start tick of every bar before the score's end,
-// following the meter map (4/4 until the first meter event; a meter change
-// in the middle of a bar starts a new bar).
-func barTicks(dst []int64, s *midi.Score) []int64 {
+// barTicks appends the start tick of every bar before the score's end
+// (its EndTick, or just after its last onset when later) as the tokenizer
+// counts bars (midi.BarLines: from the first meter change, 4/4 when there
+// is none; a change takes effect at the next bar line), and returns the end
+// of the last bar. app.BarStarts counts the same bars, so the bars a user
+// selects are those the regeneration re-samples.
+func barTicks(dst []int64, s *midi.Score) ([]int64, int64) {
 	end := s.EndTick
 	for _, t := range s.Tracks {
-		if n := len(t.Notes); n > 0 {
-			end = max(end, t.Notes[n-1].Tick+1)
+		for _, n := range t.Notes {
+			end = max(end, n.Tick+1)
 		}
 	}
-	num, den := 4, 4
-	mi := 0
-	for tick := int64(0); tick < end; {
-		for mi < len(s.Meters) && s.Meters[mi].Tick <= tick {
-			if s.Meters[mi].Num > 0 && s.Meters[mi].Den > 0 {
-				num, den = s.Meters[mi].Num, s.Meters[mi].Den
+	if end <= 0 || s.TicksPerBeat <= 0 {
+		return dst, 0
+	}
+	for n := 64; ; n *= 2 {
+		lines := midi.BarLines(s, n)
+		if len(lines) == 0 {
+			return dst, 0
+		}
+		if len(lines) < n || lines[len(lines)-1] >= end || n >= maxBars {
+			k := sort.Search(len(lines), func(i int) bool { return lines[i] >= end })
+			barEnd := end
+			if k < len(lines) {
+				barEnd = lines[k]
 			}
-			mi++
-		}
-		dst = append(dst, tick)
-		next := tick + int64(num)*int64(s.TicksPerBeat)*4/int64(den)
-		if next <= tick {
-			next = tick + int64(s.TicksPerBeat)
-		}
-		if mi < len(s.Meters) && s.Meters[mi].Tick < next && s.Meters[mi].Tick > tick {
-			next = s.Meters[mi].Tick
-		}
-		tick = next
-		if len(dst) > 100000 {
-			break
+			if k > maxBars {
+				k, barEnd = maxBars, lines[maxBars]
+			}
+			return append(dst, lines[:k]...), barEnd
 		}
 	}
-	return dst
 }
+
+// maxBars bounds the bars a roll draws.
+const maxBars = 100000
 
 // BarCount returns the number of bars of the score.
 func (p *PianoRoll) BarCount() int {
@@ -329,9 +345,31 @@ func (p *PianoRoll) Scrolled(ev *fyne.ScrollEvent) {
 	p.Refresh()
 }
 
-// Dragged implements fyne.Draggable: dragging moves the music with the pointer.
+const (
+	dragScroll = 1
+	dragSelect = 2
+)
+
+// Dragged implements fyne.Draggable: a drag that starts on the bar ruler
+// selects the bars it crosses; elsewhere it moves the music with the
+// pointer.
 func (p *PianoRoll) Dragged(ev *fyne.DragEvent) {
 	p.mu.Lock()
+	if p.dragging == 0 {
+		start := ev.Position.Subtract(ev.Dragged)
+		p.dragging = dragScroll
+		if start.Y < PianoHeaderHeight && start.X >= PianoKeyWidth && len(p.bars) > 0 {
+			p.dragging = dragSelect
+			p.dragBar = p.barAt(start.X)
+		}
+	}
+	if p.dragging == dragSelect {
+		b := p.barAt(ev.Position.X)
+		p.selFrom, p.selTo = min(p.dragBar, b), max(p.dragBar, b)
+		p.mu.Unlock()
+		p.Refresh()
+		return
+	}
 	z := p.effZoom()
 	p.zoom = z
 	p.offset -= float64(ev.Dragged.DX) / float64(z)
@@ -340,8 +378,89 @@ func (p *PianoRoll) Dragged(ev *fyne.DragEvent) {
 	p.Refresh()
 }
 
-// DragEnd implements fyne.Draggable.
-func (p *PianoRoll) DragEnd() {}
+// DragEnd implements fyne.Draggable: a selecting drag reports its bars.
+func (p *PianoRoll) DragEnd() {
+	p.mu.Lock()
+	sel := p.dragging == dragSelect
+	p.dragging = 0
+	from, to, f := p.selFrom, p.selTo, p.OnSelect
+	p.mu.Unlock()
+	if sel && f != nil {
+		f(from, to)
+	}
+}
+
+// Tapped implements fyne.Tappable: a tap on the bar ruler (the header
+// right of the key column) selects that bar, or clears the selection when
+// it is that bar alone.
+func (p *PianoRoll) Tapped(ev *fyne.PointEvent) {
+	p.mu.Lock()
+	if ev.Position.Y >= PianoHeaderHeight || ev.Position.X < PianoKeyWidth || len(p.bars) == 0 {
+		p.mu.Unlock()
+		return
+	}
+	b := p.barAt(ev.Position.X)
+	if p.selFrom == b && p.selTo == b {
+		p.selFrom, p.selTo = 0, 0
+	} else {
+		p.selFrom, p.selTo = b, b
+	}
+	from, to, f := p.selFrom, p.selTo, p.OnSelect
+	p.mu.Unlock()
+	p.Refresh()
+	if f != nil {
+		f(from, to)
+	}
+}
+
+// barAt is the bar (1-based, clamped to the score's) under x; p.mu held.
+func (p *PianoRoll) barAt(x float32) int {
+	if len(p.bars) == 0 || p.score == nil || p.score.TicksPerBeat <= 0 {
+		return 0
+	}
+	beat := p.offset + float64(max(0, x-PianoKeyWidth)/p.effZoom())
+	tick := int64(beat * float64(p.score.TicksPerBeat))
+	i := sort.Search(len(p.bars), func(i int) bool { return p.bars[i] > tick })
+	return max(1, min(i, len(p.bars)))
+}
+
+// SetSelection selects bars from..to (1-based, inclusive, clamped to the
+// score's bars); from = 0 clears the selection. OnSelect is not called.
+func (p *PianoRoll) SetSelection(from, to int) {
+	p.mu.Lock()
+	n := len(p.bars)
+	if from <= 0 || n == 0 {
+		p.selFrom, p.selTo = 0, 0
+	} else {
+		from = min(from, n)
+		p.selFrom, p.selTo = from, max(from, min(to, n))
+	}
+	p.mu.Unlock()
+	p.Refresh()
+}
+
+// Selection returns the selected bars (1-based, inclusive); 0, 0 when none.
+func (p *PianoRoll) Selection() (from, to int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.selFrom, p.selTo
+}
+
+// BarX returns the x position (in the widget) where bar (1-based; bar
+// count + 1 for the end of the last) begins at the current zoom and
+// offset; tests and callers placing the pointer on the ruler use it.
+func (p *PianoRoll) BarX(bar int) float32 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.score == nil || bar < 1 || bar > len(p.bars)+1 || p.score.TicksPerBeat <= 0 {
+		return -1
+	}
+	t := p.barEnd
+	if bar <= len(p.bars) {
+		t = p.bars[bar-1]
+	}
+	return p.geom().x(float64(t) / float64(p.score.TicksPerBeat))
+}
 
 // FamilyColor returns the colour of General MIDI program's family: 16
 // hues spread so neighbouring families differ, lighter on dark themes.
@@ -411,6 +530,7 @@ func (p *PianoRoll) CreateRenderer() fyne.WidgetRenderer {
 	r := &pianoRenderer{p: p, notes: newRectPool(), rows: newRectPool(), vlines: newLinePool(), texts: newTextPool(),
 		noteBg: canvas.NewRectangle(color.Transparent), keyBg: canvas.NewRectangle(color.Transparent),
 		headBg: canvas.NewRectangle(color.Transparent), drumSep: canvas.NewLine(color.Transparent),
+		sel: canvas.NewRectangle(color.Transparent), selHead: canvas.NewRectangle(color.Transparent),
 		play: canvas.NewLine(color.Transparent)}
 	r.Refresh()
 	return r
@@ -432,6 +552,7 @@ type pianoRenderer struct {
 	barLines              int // of vlines, how many are bar lines (the rest are beat lines)
 	texts                 pool[*canvas.Text]
 	noteBg, keyBg, headBg *canvas.Rectangle
+	sel, selHead          *canvas.Rectangle // the selected bars (over the notes, on the ruler)
 	drumSep, play         *canvas.Line
 	objs                  []fyne.CanvasObject
 	pal                   palette
@@ -594,6 +715,7 @@ func (r *pianoRenderer) Refresh() {
 		sz := setText(t, "No notes", pal.muted, pal.textSize, false)
 		t.Move(fyne.NewPos((g.left+g.right-sz.Width)/2, (g.top+g.bottom-sz.Height)/2))
 	}
+	r.placeSelection(g)
 	r.placePlayheadLocked(g)
 	p.mu.Unlock()
 
@@ -601,10 +723,40 @@ func (r *pianoRenderer) Refresh() {
 	r.objs = appendActive(r.objs, &r.rows)
 	r.objs = appendActive(r.objs, &r.vlines)
 	r.objs = appendActive(r.objs, &r.notes)
-	r.objs = append(r.objs, r.drumSep, r.keyBg, r.headBg)
+	r.objs = append(r.objs, r.drumSep, r.sel, r.keyBg, r.headBg, r.selHead)
 	r.objs = appendActive(r.objs, &r.texts)
 	r.objs = append(r.objs, r.play)
 	canvas.Refresh(p)
+}
+
+// placeSelection shades the selected bars over the notes and on the ruler
+// (p.mu held).
+func (r *pianoRenderer) placeSelection(g rollGeom) {
+	p := r.p
+	if p.selFrom <= 0 || p.score == nil || p.score.TicksPerBeat <= 0 || p.selTo > len(p.bars) {
+		r.sel.Hide()
+		r.selHead.Hide()
+		return
+	}
+	tpb := float64(p.score.TicksPerBeat)
+	end := p.barEnd
+	if p.selTo < len(p.bars) {
+		end = p.bars[p.selTo]
+	}
+	x0 := max(g.x(float64(p.bars[p.selFrom-1])/tpb), g.left)
+	x1 := min(g.x(float64(end)/tpb), g.right)
+	if x1 <= x0 {
+		r.sel.Hide()
+		r.selHead.Hide()
+		return
+	}
+	c := color.NRGBAModel.Convert(r.pal.primary).(color.NRGBA)
+	c.A = 56
+	placeRect(r.sel, x0, g.top, x1-x0, g.bottom-g.top, c)
+	c.A = 150
+	placeRect(r.selHead, x0, 0, x1-x0, g.top, c)
+	r.sel.Show()
+	r.selHead.Show()
 }
 
 // placePlayhead moves only the playhead line (cheap: one object refreshed).

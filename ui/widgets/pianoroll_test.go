@@ -90,8 +90,11 @@ func TestBarTicksFollowMeterMap(t *testing.T) {
 	// Two bars of 3/4, then 6/8 (3 beats a bar) from tick 1440*2.
 	s.Meters = []midi.MeterChange{{Tick: 0, Num: 3, Den: 4}, {Tick: 2 * 3 * tpb, Num: 6, Den: 8}}
 	s.EndTick = 2*3*tpb + 2*3*tpb + 10
-	got := barTicks(nil, s)
+	got, end := barTicks(nil, s)
 	want := []int64{0, 1440, 2880, 4320, 5760}
+	if end != 7200 {
+		t.Errorf("end of the last bar %d, want 7200", end)
+	}
 	if len(got) != len(want) {
 		t.Fatalf("bars %v, want %v", got, want)
 	}
@@ -103,7 +106,7 @@ func TestBarTicksFollowMeterMap(t *testing.T) {
 	// No meter at all: 4/4.
 	s.Meters = nil
 	s.EndTick = 3 * 4 * tpb
-	if got := barTicks(nil, s); len(got) != 3 || got[1] != 1920 {
+	if got, _ := barTicks(nil, s); len(got) != 3 || got[1] != 1920 {
 		t.Errorf("default meter bars %v", got)
 	}
 }
@@ -264,5 +267,78 @@ func TestPianoRollRealFile(t *testing.T) {
 		if got := len(r.notes.active()); got != want {
 			t.Errorf("%s: %d notes drawn in the first %.1f beats, want %d", filepath.Base(files[0]), got, visEnd, want)
 		}
+	}
+}
+
+// drag sends the events the GLFW driver sends for a pointer moved with the
+// button held from one point to another in steps: each event's Position is
+// where the pointer now is, Dragged the move since the previous event.
+func drag(d fyne.Draggable, from fyne.Position, steps ...fyne.Delta) {
+	at := from
+	for _, st := range steps {
+		at = at.Add(st)
+		d.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: at}, Dragged: st})
+	}
+	d.DragEnd()
+}
+
+// A drag across the bar ruler selects the bars it crosses (shaded over the
+// notes and on the ruler) and tells OnSelect; a drag over the notes
+// scrolls and leaves the selection; a tap on the ruler selects one bar and
+// a second tap clears it.
+func TestPianoRollSelectsBarsOnRuler(t *testing.T) {
+	newApp(t, themes[0].v)
+	pr := NewPianoRoll(oneNote())
+	var got [][2]int
+	pr.OnSelect = func(from, to int) { got = append(got, [2]int{from, to}) }
+	win := show(t, pr, 400, 200)
+	// 16 beats in 364 units: a bar is 91 units, bar b starts at 36+91(b−1).
+	bar := float32(400-PianoKeyWidth) / 4
+	if x := pr.BarX(3); math.Abs(float64(x-(PianoKeyWidth+2*bar))) > 1e-3 {
+		t.Fatalf("BarX(3) = %v, want %v", x, PianoKeyWidth+2*bar)
+	}
+	drag(pr, fyne.NewPos(PianoKeyWidth+bar+10, 8), fyne.NewDelta(60, 0), fyne.NewDelta(60, 3))
+	if from, to := pr.Selection(); from != 2 || to != 3 || len(got) != 1 || got[0] != [2]int{2, 3} {
+		t.Fatalf("selection %d–%d, OnSelect %v; want bars 2–3 once", from, to, got)
+	}
+	capture(t, win, "pianoroll_selection")
+	r := rendererOf(pr).(*pianoRenderer)
+	if !r.sel.Visible() || math.Abs(float64(r.sel.Position().X-(PianoKeyWidth+bar))) > 0.6 || math.Abs(float64(r.sel.Size().Width-2*bar)) > 0.6 {
+		t.Fatalf("selection shade at %v size %v, want x %v width %v", r.sel.Position(), r.sel.Size(), PianoKeyWidth+bar, 2*bar)
+	}
+	// Dragging backwards from bar 4 to bar 1 selects 1–4.
+	drag(pr, fyne.NewPos(PianoKeyWidth+3*bar+5, 4), fyne.NewDelta(-3*bar, 0))
+	if from, to := pr.Selection(); from != 1 || to != 4 {
+		t.Fatalf("backward drag: %d–%d, want 1–4", from, to)
+	}
+	// A drag over the notes scrolls (zoomed in) and keeps the selection.
+	pr.SetZoom(40)
+	drag(pr, fyne.NewPos(200, 100), fyne.NewDelta(-80, 0))
+	if pr.Offset() != 2 || len(got) != 2 {
+		t.Fatalf("note-area drag: offset %v (want 2 beats), OnSelect calls %d (want 2)", pr.Offset(), len(got))
+	}
+	if from, to := pr.Selection(); from != 1 || to != 4 {
+		t.Fatalf("note-area drag changed the selection to %d–%d", from, to)
+	}
+	pr.SetZoom(0)
+	test.TapAt(pr, fyne.NewPos(PianoKeyWidth+3*bar+5, 5))
+	if from, to := pr.Selection(); from != 4 || to != 4 {
+		t.Fatalf("tap on bar 4: %d–%d", from, to)
+	}
+	test.TapAt(pr, fyne.NewPos(PianoKeyWidth+3*bar+5, 5))
+	if from, _ := pr.Selection(); from != 0 || r.sel.Visible() {
+		t.Fatalf("second tap did not clear: from %d, shade visible %v", from, r.sel.Visible())
+	}
+	test.TapAt(pr, fyne.NewPos(200, 100)) // a tap in the notes does nothing
+	if len(got) != 4 {
+		t.Errorf("OnSelect calls %d, want 4", len(got))
+	}
+	pr.SetSelection(3, 9)
+	if from, to := pr.Selection(); from != 3 || to != 4 {
+		t.Errorf("SetSelection(3, 9) = %d–%d, want 3–4 (clamped)", from, to)
+	}
+	pr.SetScore(oneNote())
+	if from, _ := pr.Selection(); from != 0 {
+		t.Error("a new score kept the selection")
 	}
 }
