@@ -16,11 +16,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -113,11 +115,27 @@ func pyRun(t *testing.T, python string, args ...string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, args...)
 	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "PYTHONDONTWRITEBYTECODE=1")
+	// On timeout kill torchrun's whole process group (its workers hold the
+	// output pipe), and stop waiting for the pipe soon after.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", python, strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// freePort is a TCP port free on 127.0.0.1 a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
 
 type logLine struct {
@@ -192,8 +210,12 @@ func TestTorchrunTrainsAModelAmtPlays(t *testing.T) {
 		"--val-every", "3", "--val-examples", "16", "--checkpoint-every", "0", "--seed", "5"}
 	// torch 1.13's torchrun needs explicit stream settings under Python
 	// 3.11 (docs/CLUSTER.md); they are valid for every version.
+	// Not --standalone: it always takes port 29400, so two test runs on one
+	// machine (or anything else on that port) met in one rendezvous and
+	// hung. A free port and an id of this run's own instead.
 	torchrun := []string{"-m", "torch.distributed.run", "--redirects", "1", "--tee", "1", "--log_dir", filepath.Join(work, "torchrun"),
-		"--standalone", "--nproc_per_node", "2", "train.py"}
+		"--nnodes", "1", "--rdzv_backend", "c10d", "--rdzv_endpoint", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		"--rdzv_id", fmt.Sprintf("amt-test-%d", os.Getpid()), "--nproc_per_node", "2", "train.py"}
 
 	one := filepath.Join(work, "one")
 	pyRun(t, python, append([]string{"train.py", "--out", one, "--verify"}, common...)...)
