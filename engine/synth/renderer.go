@@ -132,9 +132,45 @@ type Stream struct {
 	chans  []chanSetup
 	events []event
 	next   int
-	pos    int64 // frames rendered
-	last   int64 // frame of the last note-off
-	limit  int64 // hard end: last + MaxTail
+	pos    int64   // frames rendered
+	last   int64   // frame of the last note-off
+	limit  int64   // hard end: last + MaxTail
+	env    float32 // the limiter's peak envelope
+}
+
+// Limit is the output ceiling: the stream's peak limiter keeps every sample
+// within ±Limit. Many notes at full velocity on one onset (a pile-up the
+// model writes, a dense chord on several tracks) otherwise sum past full
+// scale and clip in the WAV and the sound card. Audio that stays below the
+// ceiling passes unchanged, bit for bit.
+const Limit = 0.95
+
+// limiterRelease is how fast the limiter's gain recovers (time constant).
+const limiterRelease = 0.08 // seconds
+
+// limitPeaks applies the peak limiter to interleaved stereo frames: the envelope
+// follows the louder channel at once and falls back with limiterRelease;
+// the gain is min(1, Limit/envelope), the same on both channels.
+func (st *Stream) limitPeaks(buf []float32) {
+	rel := float32(math.Exp(-1 / (limiterRelease * float64(st.rate))))
+	env := st.env
+	for i := 0; i+1 < len(buf); i += 2 {
+		a := max(abs32(buf[i]), abs32(buf[i+1]))
+		env = max(a, env*rel)
+		if env > Limit {
+			g := Limit / env
+			buf[i] *= g
+			buf[i+1] *= g
+		}
+	}
+	st.env = env
+}
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // NewStream schedules s on synth. Note times come from Note.Start and
@@ -205,6 +241,7 @@ func NewStream(synth Synth, s *midi.Score) *Stream {
 
 func (st *Stream) setup() {
 	st.synth.Reset()
+	st.env = 0
 	sounding := 0
 	for _, c := range st.chans {
 		if c.notes > 0 {
@@ -280,6 +317,7 @@ func (st *Stream) Read(dst []float32) (int, error) {
 			n = 1
 		}
 		st.synth.Process(dst[2*done : 2*(done+int(n))])
+		st.limitPeaks(dst[2*done : 2*(done+int(n))])
 		done += int(n)
 		st.pos += n
 	}
