@@ -248,7 +248,16 @@ func ContinueScore(ctx context.Context, m *Model, src *midi.Score, source string
 	if err != nil {
 		return nil, fmt.Errorf("continue: decode: %w", err)
 	}
-	out := merge(src, newNotes(v, dec, src, p, first, orig-first), nil)
+	add := newNotes(v, dec, src, p, first, orig-first)
+	end := p.starts[orig+bars] // the new bars end on the file's bar line
+	for i := range add {
+		add[i].Notes = slices.DeleteFunc(add[i].Notes, func(n midi.Note) bool { return n.Tick >= end })
+		for j := range add[i].Notes {
+			n := &add[i].Notes[j]
+			n.Dur = min(n.Dur, end-n.Tick)
+		}
+	}
+	out := merge(src, add, nil)
 	return finishResult(out, p.attrs, orig+bars, all, len(toks), time.Since(start).Seconds())
 }
 

@@ -72,8 +72,8 @@ func TestContinueKeepsTheOriginalAndAddsBars(t *testing.T) {
 		t.Fatal("no new notes")
 	}
 	for _, n := range added {
-		if n.tick >= end+3*1920 {
-			t.Errorf("new note at tick %d, past the 3 bars added (end %d)", n.tick, end+3*1920)
+		if n.tick+n.dur > end+3*1920 {
+			t.Errorf("new note at tick %d (duration %d), past the 3 bars added (end %d)", n.tick, n.dur, end+3*1920)
 		}
 	}
 	if r.Requested.Bars != 7 || r.Requested.TempoBPM < 99 || r.Requested.TempoBPM > 101 {

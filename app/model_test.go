@@ -140,7 +140,10 @@ func TestPromptSuiteCoverage(t *testing.T) {
 func TestCandidatesKeepTheBestAndStayDeterministic(t *testing.T) {
 	m := mustDefault(t)
 	ctx := context.Background()
-	const prompt = "slow ballad in F sharp minor for strings, 8 bars"
+	// A prompt the single sample meets for some seeds and not others (the
+	// key decides), with the embedded model: seeds 1–6 of one sample give
+	// miss, hit, miss, hit, hit, miss (2026-11-25).
+	const prompt = "a waltz in G major for piano, 8 bars"
 	var hit, miss bool
 	for seed := uint64(1); seed <= 20 && !(hit && miss); seed++ {
 		req := PromptRequest{Prompt: prompt, Seed: seed, KeyBias: DefaultKeyBias, Candidates: 1}
