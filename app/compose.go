@@ -68,6 +68,7 @@ func LoadModel(dir string) (*Model, error) {
 // Close frees the backend.
 func (m *Model) Close() {
 	if m != nil && m.be != nil {
+		m.closeLanes()
 		m.be.Close()
 		m.be = nil
 	}

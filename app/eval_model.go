@@ -133,8 +133,8 @@ type SuiteReport struct {
 	References      map[string]*CorpusRef `json:"references"`
 	ReferenceSource string                `json:"reference_source"`
 	Musicality      []MusicalityRow       `json:"musicality"`
-	// Seconds16 is the mean sampling time of a 16-bar piece (all its
-	// candidates), Seconds16Max the longest, Seconds16Single the mean of
+	// Seconds16 is the mean wall time of a 16-bar piece (all its
+	// candidates, sampled side by side on the machine's cores), Seconds16Max the longest, Seconds16Single the mean of
 	// one sample (model-alone pass); Pieces16 counts the pieces.
 	Pieces16        int             `json:"pieces_16_bars"`
 	Seconds16       eval.Num        `json:"seconds_16_bars"`
@@ -550,7 +550,7 @@ func (rep *SuiteReport) judge(allValid bool) {
 	add("bar_repetition", "mean share of bars repeating an earlier bar (pitch + rhythm)", v, ">=", floorBarRep, n)
 	v, n = mean(pile)
 	add("last_bar_pile_up", "share of pieces whose last bar holds > 2× the mean of the others", v, "<=", floorPileUp, n)
-	add("seconds_16_bars", "mean sampling time of a 16-bar piece (all candidates)", float64(rep.Seconds16), "<", floorSeconds16, rep.Pieces16)
+	add("seconds_16_bars", "mean wall time of a 16-bar piece (all candidates)", float64(rep.Seconds16), "<", floorSeconds16, rep.Pieces16)
 
 	// Issue 8's distribution checks and validity.
 	rep.Floors["pitch_class_entropy"] = rep.PitchClassEntropy.Within10

@@ -30,3 +30,42 @@ func BenchmarkGenerate16Bars(b *testing.B) {
 	b.ReportMetric(float64(toks)/b.Elapsed().Seconds(), "tokens/s")
 	b.ReportMetric(float64(toks)/float64(b.N), "tokens/piece")
 }
+
+// BenchmarkCandidates16Bars: the prompt path's default decoding (key bias,
+// up to DefaultCandidates candidates) over the first 8 prompts of the suite,
+// 16 bars each, with candidates one by one ("lanes=1") and side by side on
+// the machine's cores ("lanes=max", lanes.go): the same pieces, bit for
+// bit. Reported: seconds per piece (wall).
+func BenchmarkCandidates16Bars(b *testing.B) {
+	m, err := DefaultModel()
+	if err != nil {
+		b.Skip(err)
+	}
+	prompts, err := ReadSuite("../testdata/prompts/suite.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	prompts = prompts[:8]
+	for _, lanes := range []int{1, MaxLanes} {
+		name := "lanes=1"
+		if lanes > 1 {
+			name = "lanes=max"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer func(l int) { laneLimit = l }(laneLimit)
+			laneLimit = lanes
+			pieces := 0
+			for i := 0; i < b.N; i++ {
+				for k, p := range prompts {
+					_, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: p, Bars: 16, Seed: uint64(i*100 + k + 1),
+						KeyBias: DefaultKeyBias, Candidates: DefaultCandidates})
+					if err != nil {
+						b.Fatal(err)
+					}
+					pieces++
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(pieces), "s/piece")
+		})
+	}
+}

@@ -353,22 +353,54 @@ func TestKeyBias(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f(logits)
 	first, _ := v.Range(token.KindPitch)
 	in := map[int]bool{2: true, 4: true, 5: true, 7: true, 9: true, 10: true, 0: true, 1: true}
-	for p := 0; p < 128; p++ {
-		want := float32(0)
-		switch p % 12 {
-		case 2, 5, 9: // the D minor triad
-			want = 0.75
-		}
-		if !in[p%12] {
-			want = -3
-		}
-		if got := logits[int(first)+p]; got != want {
-			t.Fatalf("pitch %d: logit %v, want %v", p, got, want)
+	// check compares the hook's logits with triad, other and out for the
+	// D minor triad, the scale's other notes and the notes outside it.
+	check := func(where string, triad, other, out float32) {
+		t.Helper()
+		clear(logits)
+		f(logits)
+		for p := 0; p < 128; p++ {
+			want := other
+			switch {
+			case !in[p%12]:
+				want = out
+			case p%12 == 2 || p%12 == 5 || p%12 == 9:
+				want = triad
+			}
+			if got := logits[int(first)+p]; got != want {
+				t.Fatalf("%s, pitch %d: logit %v, want %v", where, p, got, want)
+			}
 		}
 	}
+	push := func(names ...string) {
+		t.Helper()
+		for _, n := range names {
+			tk, ok := v.Lookup(n)
+			if !ok {
+				t.Fatalf("no token %s", n)
+			}
+			if err := c.Push(tk); err != nil {
+				t.Fatalf("push %s: %v", n, err)
+			}
+		}
+	}
+	// Bias 3: the opening raises the triad by 3·1, the body by 3·3/8, the
+	// cadence by 3·1 and lowers the scale's other notes by 3·1/4 and the
+	// notes outside it by 3·1.5; elsewhere outside notes lose 3.
+	check("bar 1 (opening)", 3, 0, -3)
+	vlo, _ := v.Range(token.KindVelocity)
+	dlo, _ := v.Range(token.KindDuration)
+	note := []string{"Pitch_62", v.Name(vlo + 4), v.Name(dlo + 6)}
+	push(note...)
+	push("Bar", "Position_0", "Program_40")
+	check("bar 2", 1.125, 0, -3)
+	push(note...)
+	push("Bar", "Position_0", "Program_40")
+	push(note...)
+	push("Bar", "Position_0", "Program_40")
+	check("bar 4 of 4 (cadence)", 3, -0.75, -4.5)
 	if KeyBias(v, c, -1, false, 3) != nil || KeyBias(v, c, 0, false, 0) != nil {
 		t.Fatal("no key or no bias must give no hook")
 	}
