@@ -4,8 +4,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/amtstudio/amt/app/cli"
@@ -14,6 +16,10 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
+		if err := ui.CheckDisplay(runtime.GOOS, os.Getenv); err != nil {
+			fmt.Fprintln(os.Stderr, "amt:", err)
+			os.Exit(1)
+		}
 		ui.Run()
 		return
 	}

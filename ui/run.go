@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,6 +17,22 @@ import (
 // OpeningText is what the window shows until the data directory is open
 // and the screens are filled.
 const OpeningText = "Opening data…"
+
+// CheckDisplay reports why the window cannot open here: on Linux and the
+// BSDs the window needs an X11 or Wayland session, and without one GLFW
+// panics deep inside Fyne instead of saying so. getenv is os.Getenv (a
+// parameter for tests).
+func CheckDisplay(goos string, getenv func(string) string) error {
+	switch goos {
+	case "darwin", "windows", "android", "ios", "js":
+		return nil
+	}
+	if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
+		return errors.New("no display: DISPLAY and WAYLAND_DISPLAY are unset, so the window cannot open here; " +
+			"run amt in a desktop session (or under xvfb-run), or use the command line: amt help")
+	}
+	return nil
+}
 
 // Run opens the main window and blocks until it is closed. SIGINT and
 // SIGTERM close it as the window's close button would. Closing pauses a

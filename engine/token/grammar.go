@@ -190,6 +190,10 @@ func (g *Grammar) Done() bool { return g.ph == phDone }
 // Bars returns the number of Bar tokens pushed so far.
 func (g *Grammar) Bars() int { return g.bars }
 
+// Position returns the open bar's last Position (−1 before the first) and
+// its length in positions (0 before its TimeSig).
+func (g *Grammar) Position() (pos, barLen int) { return g.pos, g.barLen }
+
 // InBody reports whether SEP has been pushed.
 func (g *Grammar) InBody() bool { return g.ph >= phBody }
 

@@ -530,3 +530,74 @@ func TestBarsBoundsOnsetsAndMeters(t *testing.T) {
 		}
 	}
 }
+
+// With a pitched instrument declared, every bar after the first holds a
+// pitched note; the first may count in on drums alone. Driven by a walk
+// that starts every onset with drums and closes bars as soon as it may.
+func TestBarsPitchedNoteEveryBar(t *testing.T) {
+	v := token.DefaultVocab()
+	rng := rand.New(rand.NewPCG(3, 4))
+	mask := make([]bool, v.Size())
+	drums, _ := v.Lookup("Program_128")
+	drumOnly := 0
+	for run := 0; run < 20; run++ {
+		g := v.NewGrammar()
+		a := token.Unspecified()
+		yes := true
+		a.Bars, a.Programs, a.Drums = 8, []int{12}, &yes // marimba with drums
+		a.MeterNum, a.MeterDen = 4, 4
+		g.Force(a)
+		c := NewBars(v, g, a.Bars)
+		c.Require(a.Programs, false)
+		seq := []uint16{}
+		for steps := 0; !c.Done() && steps < 100000; steps++ {
+			c.Allow(mask)
+			var ok []uint16
+			for i, m := range mask {
+				if m {
+					ok = append(ok, uint16(i))
+				}
+			}
+			tk := ok[rng.IntN(len(ok))]
+			switch {
+			case c.atOnset && slices.Contains(ok, drums):
+				tk = drums
+			case slices.Contains(ok, v.Bar) && c.barNotes > 0:
+				tk = v.Bar
+			case slices.Contains(ok, v.EOS):
+				tk = v.EOS
+			}
+			if err := c.Push(tk); err != nil {
+				t.Fatal(err)
+			}
+			seq = append(seq, tk)
+		}
+		s, _, err := v.Decode(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unit := int64(s.TicksPerBeat * 4)
+		var pitched, any [8]bool
+		for _, tr := range s.Tracks {
+			for _, n := range tr.Notes {
+				if b := n.Tick / unit; b < 8 {
+					any[b] = true
+					pitched[b] = pitched[b] || !tr.IsDrum
+				}
+			}
+		}
+		if any[0] && !pitched[0] {
+			drumOnly++
+		}
+		for b := 1; b < 8; b++ {
+			if !pitched[b] {
+				t.Fatalf("run %d: bar %d has no pitched note: %s", run, b+1, v.Names(seq))
+			}
+		}
+	}
+	// The walk does write first bars of drums alone: it prefers drums.
+	if drumOnly == 0 {
+		t.Fatal("the walk wrote no first bar of drums alone: it does not test the rule")
+	}
+	t.Logf("%d of 20 first bars of drums alone", drumOnly)
+}
