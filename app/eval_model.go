@@ -28,7 +28,12 @@ const (
 	floorNotesPerBeatRatio                          = 0.70
 	floorRhythmRep, floorBarRep                     = 0.40, 0.15
 	floorPileUp                                     = 0.10
-	floorSeconds16                                  = 1.5
+	// floorPitchedBars is the project's own floor, not an issue's: a piece
+	// naming a pitched instrument with drums has a pitched note in this
+	// share of its bars (as drums in floorDrumBars of them), so it is a
+	// band and not a drum solo with a few notes.
+	floorPitchedBars = 0.90
+	floorSeconds16   = 1.5
 )
 
 // PieceMusicality is the musicality of one suite piece (engine/eval
@@ -36,8 +41,9 @@ const (
 type PieceMusicality struct {
 	NotesPerBeat     eval.Num `json:"notes_per_beat"`
 	OnsetsPerBeat    eval.Num `json:"onsets_per_beat"`
-	DrumBars         eval.Num `json:"drum_bars"` // share of bars with drums; null without drums
-	Programs         int      `json:"programs"`  // pitched programs playing
+	DrumBars         eval.Num `json:"drum_bars"`    // share of bars with drums; null without drums
+	PitchedBars      eval.Num `json:"pitched_bars"` // share of bars with a pitched note; null without one
+	Programs         int      `json:"programs"`     // pitched programs playing
 	Drums            bool     `json:"drums"`
 	BarRepetition    eval.Num `json:"bar_repetition"`
 	RhythmRepetition eval.Num `json:"rhythm_repetition"`
@@ -72,8 +78,9 @@ type SuitePiece struct {
 	// candidate), when it ran and a key was requested.
 	CKAlone *bool `json:"ck_model_alone,omitempty"`
 
-	score   *midi.Score
-	metrics eval.Metrics
+	score        *midi.Score
+	metrics      eval.Metrics
+	namedPitched bool // the request names a pitched program
 }
 
 // MetricVsCorpus compares a musical metric's mean over the suite with the
@@ -300,6 +307,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 			piece.Bars, piece.Tried = r.Requested.Bars, r.Tried
 			piece.score, piece.metrics = r.Score, r.Metrics
 			piece.NamedInstruments = r.Requested.Programs != nil
+			piece.namedPitched = len(r.Requested.Programs) > 0
 			piece.Corpus = o.Match
 			if piece.Corpus == "" {
 				piece.Corpus = MatchCorpus(p, r.Requested)
@@ -385,7 +393,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 func pieceMusicality(m *eval.Metrics, a eval.Adherence, ref *CorpusRef) PieceMusicality {
 	pm := PieceMusicality{
 		NotesPerBeat: eval.Num(m.NotesPerBeat), OnsetsPerBeat: eval.Num(m.OnsetsPerBeat),
-		DrumBars: eval.Num(m.DrumBarShare), Programs: len(m.Programs), Drums: m.HasDrums,
+		DrumBars: eval.Num(m.DrumBarShare), PitchedBars: eval.Num(m.PitchedBarShare), Programs: len(m.Programs), Drums: m.HasDrums,
 		BarRepetition: eval.Num(m.BarRepetition), RhythmRepetition: eval.Num(m.RhythmRepetition),
 		LastBarRatio: eval.Num(m.LastBarRatio), PileUp: m.LastBarPileUp,
 		Scale:             eval.Num(m.ScaleShare(m.Key.Tonic, m.Key.Minor)),
@@ -519,7 +527,7 @@ func (rep *SuiteReport) judge(allValid bool) {
 	add("meter", "share of pieces asking a meter in it", float64(a.Meter.Rate), ">=", floorMeter, a.Meter.N)
 	add("instrument_f1", "mean F1 of GM families over pieces naming instruments", float64(a.F1), ">=", floorF1, a.InstrumentPieces)
 
-	var drums, progs, ratios, rhythm, barRep, pile []float64
+	var drums, pitched, progs, ratios, rhythm, barRep, pile []float64
 	for i := range rep.Pieces {
 		p := &rep.Pieces[i]
 		if !p.Valid {
@@ -527,6 +535,13 @@ func (rep *SuiteReport) judge(allValid bool) {
 		}
 		if p.Adherence.DrumBars != nil {
 			drums = append(drums, float64(*p.Adherence.DrumBars))
+			if p.namedPitched {
+				v := float64(p.Musicality.PitchedBars)
+				if math.IsNaN(v) {
+					v = 0 // drums alone
+				}
+				pitched = append(pitched, v)
+			}
 		}
 		if !p.NamedInstruments {
 			progs = append(progs, float64(p.Musicality.Programs))
@@ -540,6 +555,8 @@ func (rep *SuiteReport) judge(allValid bool) {
 	med := func(xs []float64) (float64, int) { st := eval.Describe(xs); return float64(st.Median), st.N }
 	v, n := mean(drums)
 	add("drums_in_bars", "mean share of bars with drums, pieces asking for drums", v, ">=", floorDrumBars, n)
+	v, n = mean(pitched)
+	add("pitched_in_bars", "mean share of bars with a pitched note, pieces naming a pitched instrument with drums", v, ">=", floorPitchedBars, n)
 	v, n = mean(progs)
 	add("programs_unnamed", "mean pitched programs, pieces naming no instrument", v, "<=", floorPrograms, n)
 	v, n = med(ratios)

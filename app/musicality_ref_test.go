@@ -78,7 +78,7 @@ func TestMatchCorpus(t *testing.T) {
 
 // suitePiece builds a valid suite piece from hand-set metrics.
 func suitePiece(corpusName string, named bool, drums *float64, progs int, npb, rhythm, bars float64, pile bool, secs float64) SuitePiece {
-	m := eval.Metrics{NotesPerBeat: npb, RhythmRepetition: rhythm, BarRepetition: bars, LastBarRatio: 1, LastBarPileUp: pile, Notes: 10, DrumBarShare: math.NaN()}
+	m := eval.Metrics{NotesPerBeat: npb, RhythmRepetition: rhythm, BarRepetition: bars, LastBarRatio: 1, LastBarPileUp: pile, Notes: 10, DrumBarShare: math.NaN(), PitchedBarShare: math.NaN()}
 	if pile {
 		m.LastBarRatio = 3
 	}
@@ -91,7 +91,10 @@ func suitePiece(corpusName string, named bool, drums *float64, progs int, npb, r
 		d := eval.Num(*drums)
 		a.DrumBars = &d
 	}
-	p := SuitePiece{Valid: true, Bars: 16, Corpus: corpusName, NamedInstruments: named, Seconds: secs, metrics: m, Adherence: a}
+	if progs > 0 {
+		m.PitchedBarShare = 1
+	}
+	p := SuitePiece{Valid: true, Bars: 16, Corpus: corpusName, NamedInstruments: named, Seconds: secs, metrics: m, Adherence: a, namedPitched: named}
 	p.Musicality = pieceMusicality(&m, a, KnownReferences()[corpusName])
 	return p
 }
@@ -109,6 +112,10 @@ func TestJudgeMusicality(t *testing.T) {
 		suitePiece(RefPOP909, false, nil, 2, pop*0.9, 0.6, 0.3, false, 0.3),
 		{Prompt: "broken", Valid: false},
 	}}
+	// The second drum piece is drums alone in 3 of 4 bars; the first
+	// plays pitched notes in every bar.
+	rep.Pieces[1].metrics.PitchedBarShare = 0.25
+	rep.Pieces[1].Musicality = pieceMusicality(&rep.Pieces[1].metrics, rep.Pieces[1].Adherence, refs[RefDrums])
 	rep.suiteTiming([]float64{0.2, 0.4})
 	rep.judge(false)
 	floors := map[string]Floor{}
@@ -126,6 +133,7 @@ func TestJudgeMusicality(t *testing.T) {
 		}
 	}
 	check("drums_in_bars", 0.75, 2, false)        // (1 + 0.5)/2
+	check("pitched_in_bars", 0.625, 2, false)     // (1 + 0.25)/2 over the drum pieces naming pitched instruments
 	check("programs_unnamed", 3.5, 2, true)       // (5 + 2)/2 over the unnamed
 	check("notes_per_beat", (0.8+0.9)/2, 4, true) // ratios 1, 0.5, 0.8, 0.9: median 0.85
 	check("rhythm_repetition", 0.45, 4, true)     // (0.6+0.4+0.2+0.6)/4

@@ -82,7 +82,7 @@ func TestEvalModelCommand(t *testing.T) {
 	for _, f := range rep.Floors {
 		names[f.Name] = true
 	}
-	for _, n := range []string{"tb", "tbt", "ck", "ck_model_alone", "meter", "instrument_f1", "drums_in_bars", "programs_unnamed",
+	for _, n := range []string{"tb", "tbt", "ck", "ck_model_alone", "meter", "instrument_f1", "drums_in_bars", "pitched_in_bars", "programs_unnamed",
 		"notes_per_beat", "rhythm_repetition", "bar_repetition", "last_bar_pile_up", "seconds_16_bars"} {
 		if !names[n] {
 			t.Errorf("floor %s missing", n)

@@ -126,6 +126,11 @@ func checkRanges(t *testing.T, what string, m *Metrics) {
 	if m.HasDrums != !math.IsNaN(m.DrumBarShare) || (m.HasDrums && m.DrumBarShare == 0) {
 		t.Errorf("%s: drums %v, drum bar share %v", what, m.HasDrums, m.DrumBarShare)
 	}
+	if (m.PitchedNotes > 0) != !math.IsNaN(m.PitchedBarShare) || m.PitchedBarShare <= 0 || m.PitchedBarShare > 1 {
+		if !(m.PitchedNotes == 0 && math.IsNaN(m.PitchedBarShare)) {
+			t.Errorf("%s: %d pitched notes, pitched bar share %v", what, m.PitchedNotes, m.PitchedBarShare)
+		}
+	}
 	if m.PitchedNotes > 0 && (math.IsNaN(m.PitchClassEntropy) || math.IsNaN(m.Polyphony) || m.Key.Tonic < 0) {
 		t.Errorf("%s: pitched notes but undefined pitch metrics: %+v", what, m)
 	}

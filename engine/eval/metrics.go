@@ -85,6 +85,10 @@ type Metrics struct {
 	// DrumBarShare is the share of bars holding at least one drum onset;
 	// undefined (NaN) without drum notes, like DrumPatternRate.
 	DrumBarShare float64
+	// PitchedBarShare is the share of bars holding at least one pitched
+	// note; undefined (NaN) without pitched notes. With drums it tells a
+	// band from a drum solo with a few pitched notes.
+	PitchedBarShare float64
 	// BarRepetition is the share of the bars after the first whose
 	// pitch+rhythm content equals an earlier bar's: the bar holds pitched
 	// notes and an earlier bar of the same length holds the same multiset
@@ -295,7 +299,7 @@ func (e *Evaluator) Measure(s *midi.Score) (Metrics, error) {
 		PitchClassEntropy: nan, ScaleConsistency: nan, GrooveConsistency: nan,
 		Polyphony: nan, PolyphonyRate: nan, EmptyBeatRate: nan, PitchRange: nan,
 		NotesPerSecond: nan, MeanIOI: nan, DrumPatternRate: nan, TempoBPM: nan,
-		NotesPerBeat: nan, OnsetsPerBeat: nan, DrumBarShare: nan, BarRepetition: nan,
+		NotesPerBeat: nan, OnsetsPerBeat: nan, DrumBarShare: nan, PitchedBarShare: nan, BarRepetition: nan,
 		RhythmRepetition: nan, LastBarRatio: nan,
 	}
 	if s == nil {

@@ -184,6 +184,15 @@ func (e *Evaluator) measureBars(m *Metrics, s *midi.Score, lastOn int64) {
 		}
 		m.DrumBarShare = float64(k) / float64(nbars)
 	}
+	if m.Notes > m.DrumNotes {
+		k := 0
+		for _, c := range e.barPitchN[:nbars] {
+			if c > 0 {
+				k++
+			}
+		}
+		m.PitchedBarShare = float64(k) / float64(nbars)
+	}
 
 	if nbars < 2 {
 		return

@@ -48,6 +48,7 @@ func TestMusicalityByHand(t *testing.T) {
 	near(t, "onsets_per_beat", m.OnsetsPerBeat, 13.0/16)
 	// Drums in bars 0, 1 and 3 of 4.
 	near(t, "drum_bar_share", m.DrumBarShare, 0.75)
+	near(t, "pitched_bar_share", m.PitchedBarShare, 1)
 	// Of the 3 bars after the first, bar 1 repeats bar 0 (transposed).
 	near(t, "bar_repetition", m.BarRepetition, 1.0/3)
 	// Bars 1, 2, 3 all start notes at {0, 12, 24}.
@@ -68,6 +69,16 @@ func TestMusicalityByHand(t *testing.T) {
 	near(t, "rhythm_repetition without drums", m.RhythmRepetition, 1)
 	near(t, "drum_bar_share without drums", m.DrumBarShare, math.NaN())
 	near(t, "notes_per_beat without drums", m.NotesPerBeat, 12.0/16)
+
+	// Drums in all four bars, pitched notes in bars 0 and 2 only: a half;
+	// drums alone: undefined.
+	s.Tracks = []midi.Track{piano(note(0, 12, 60), note(100, 12, 62)), drumTrack(0, 48, 96, 144)}
+	m = mustMeasure(t, s)
+	near(t, "pitched_bar_share, two of four bars", m.PitchedBarShare, 0.5)
+	near(t, "drum_bar_share, all bars", m.DrumBarShare, 1)
+	s.Tracks = s.Tracks[1:]
+	m = mustMeasure(t, s)
+	near(t, "pitched_bar_share of drums alone", m.PitchedBarShare, math.NaN())
 }
 
 // Eighth notes fill two bars of 6/8 and two bars of 2/4: 12 and 8 notes,
