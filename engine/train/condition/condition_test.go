@@ -601,3 +601,48 @@ func TestBarsPitchedNoteEveryBar(t *testing.T) {
 	}
 	t.Logf("%d of 20 first bars of drums alone", drumOnly)
 }
+
+// Without drums the pitched rule does not apply: a single empty bar (a
+// rest in a solo line) may still stand after the first, as before.
+func TestBarsRestWithoutDrums(t *testing.T) {
+	v := token.DefaultVocab()
+	rng := rand.New(rand.NewPCG(5, 6))
+	mask := make([]bool, v.Size())
+	rests := 0
+	for run := 0; run < 20; run++ {
+		g := v.NewGrammar()
+		a := token.Unspecified()
+		no := false
+		a.Bars, a.Programs, a.Drums = 8, []int{12}, &no
+		a.MeterNum, a.MeterDen = 4, 4
+		g.Force(a)
+		c := NewBars(v, g, a.Bars)
+		empty := 0
+		for steps := 0; !c.Done() && steps < 100000; steps++ {
+			c.Allow(mask)
+			var ok []uint16
+			for i, m := range mask {
+				if m {
+					ok = append(ok, uint16(i))
+				}
+			}
+			tk := ok[rng.IntN(len(ok))]
+			switch {
+			case slices.Contains(ok, v.Bar):
+				tk = v.Bar // close every bar as soon as it may
+			case slices.Contains(ok, v.EOS):
+				tk = v.EOS
+			}
+			if tk == v.Bar && c.Grammar.Bars() > 1 && c.barNotes == 0 {
+				empty++
+			}
+			if err := c.Push(tk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rests += empty
+	}
+	if rests == 0 {
+		t.Fatal("no empty bar after the first in 20 pieces without drums: the pitched rule applied without drums")
+	}
+}

@@ -81,15 +81,15 @@ type Bars struct {
 	// Note coverage: notes in the open bar, empty bars just before it,
 	// programs required (Require) and those that have played.
 	barNotes, emptyRun int
-	// Pitched coverage: when the prefix declares a pitched instrument,
-	// pitched notes in the open bar and bars without one just before it
-	// (a piece "for marimba with drums" must not become a drum solo).
-	pitchedDeclared          bool
-	barPitched, unpitchedRun int
-	need, played             [token.DrumProgram + 1]bool
-	missing                  int
-	atOnset                  bool // after Position (and its Tempo): a Program starts the onset's notes
-	onsetNotes               int  // notes at the current onset
+	// Pitched coverage: whether the prefix declares a pitched instrument
+	// and drums, and pitched notes in the open bar (a piece "for marimba
+	// with drums" must not become a drum solo).
+	pitchedDeclared, drumsDeclared bool
+	barPitched                     int
+	need, played                   [token.DrumProgram + 1]bool
+	missing                        int
+	atOnset                        bool // after Position (and its Tempo): a Program starts the onset's notes
+	onsetNotes                     int  // notes at the current onset
 	// meters: METER and TimeSig tokens a sampled (unforced) meter may use.
 	meters map[uint16]bool
 	// MaxInstruments bounds the INSTRUMENT tokens the model itself samples
@@ -188,6 +188,8 @@ func (b *Bars) Push(tok uint16) error {
 		b.instruments++
 		if x < token.DrumProgram {
 			b.pitchedDeclared = true
+		} else {
+			b.drumsDeclared = true
 		}
 	case token.KindPosition:
 		b.onsetNotes = 0
@@ -355,17 +357,19 @@ func (b *Bars) Allow(mask []bool) {
 		}
 	}
 	// After the first bar (which may count in on drums alone), no bar
-	// without a pitched note when the prefix declares a pitched
+	// without a pitched note when the prefix declares drums and a pitched
 	// instrument. On the suite's drum prompts a rare pitched instrument
 	// (marimba, steel drums) otherwise played 1–2 notes in 16 bars, a drum
 	// solo; allowing one drum bar between pitched ones still left half the
 	// bars without it (8 of 16), while the other 31 drum prompts' pieces
-	// were unchanged either way (docs/MODEL.md).
+	// were unchanged either way (docs/MODEL.md). Without drums a bar with
+	// no pitched note is an empty bar, and the rule above (no two in a row)
+	// holds: a bar's rest in a solo line is music.
 	// From the bar's second half on, an onset starts with a pitched
 	// program (the encoder writes drums after the pitched notes of an
 	// onset, so drums may still join it), or a bar whose last onset piles
 	// up drum hits could only close without one.
-	if b.pitchedDeclared && b.barPitched == 0 && b.Grammar.Bars() > 1 {
+	if b.pitchedDeclared && b.drumsDeclared && b.barPitched == 0 && b.Grammar.Bars() > 1 {
 		if b.hasOther(mask, b.bar, b.eos) {
 			mask[b.bar], mask[b.eos] = false, false
 		}
