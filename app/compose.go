@@ -250,7 +250,7 @@ func composeOne(ctx context.Context, req ComposeRequest) (*Model, *PromptResult,
 		return nil, nil, err
 	}
 	preq := PromptRequest{Prompt: req.Prompt, Attrs: req.Attrs, Seed: req.Seed, Temperature: req.Temperature,
-		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias, Candidates: DefaultCandidates, Form: req.Form}
+		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias, RhythmBias: DefaultRhythmBias, Candidates: DefaultCandidates, Form: req.Form}
 	if preq.Temperature == 0 {
 		preq.Temperature = 1e-9 // greedy, as amt generate --temperature 0
 	}

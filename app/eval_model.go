@@ -226,6 +226,7 @@ type SuiteOptions struct {
 	Bars        int    // 0: each prompt's, else DefaultBars
 	Seed        uint64 // prompt i samples with Seed+i
 	KeyBias     float32
+	RhythmBias  float32 // PromptRequest.RhythmBias (the model-alone pass: 0)
 	Candidates  int     // PromptRequest.Candidates (0 or 1: one sample)
 	Temperature float64 // 0: DefaultTemperature
 	TopP        float64 // 0: DefaultTopP
@@ -286,7 +287,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 		}
 		sd := seed + uint64(i)
 		piece := SuitePiece{Prompt: p, Seed: sd}
-		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd, KeyBias: keyBias, Candidates: o.Candidates, Temperature: o.Temperature, TopP: o.TopP})
+		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd, KeyBias: keyBias, RhythmBias: o.RhythmBias, Candidates: o.Candidates, Temperature: o.Temperature, TopP: o.TopP})
 		if err == nil {
 			// Valid: the MIDI file written parses back with the same notes.
 			var buf bytes.Buffer

@@ -35,7 +35,8 @@ const (
 	MaxGenerateTokens = 32768
 	// MaxCandidates bounds --candidates (each is a whole piece sampled).
 	MaxCandidates = 16
-	// MaxKeyBias bounds --key-bias (a logit penalty; 10 already forbids).
+	// MaxKeyBias bounds --key-bias and --rhythm-bias (logit offsets; 10
+	// already forbids or forces).
 	MaxKeyBias = 100
 )
 

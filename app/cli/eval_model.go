@@ -43,6 +43,7 @@ func init() {
 		rolls := fs.String("rolls", "", "folder: write piano rolls (rolls.png) of suite pieces next to real pieces of their matched corpus, and their MIDI files")
 		rollCount := fs.Int("roll-count", 8, "with --rolls, how many suite pieces (spread evenly over the suite)")
 		keyBias := fs.Float64("key-bias", app.DefaultKeyBias, "logit penalty of pitches outside the requested key's scale (0: the model alone)")
+		rhythmBias := fs.Float64("rhythm-bias", app.DefaultRhythmBias, "logit bonus of the positions where the previous bar started pitched notes (0: none)")
 		candidates := fs.Int("candidates", app.DefaultCandidates, "per prompt, sample up to N pieces and keep the one that meets the most requested attributes (1: one sample)")
 		temp := fs.Float64("temperature", app.DefaultTemperature, "sampling temperature")
 		topP := fs.Float64("top-p", app.DefaultTopP, "nucleus sampling mass")
@@ -59,7 +60,7 @@ func init() {
 		if *rollCount < 1 {
 			return fmt.Errorf("%w: --roll-count %d: at least 1", ErrUsage, *rollCount)
 		}
-		if err := app.FirstError(checkGenerate(*bars, 0, *temp, 0, *topP, max(*candidates, 1), *keyBias), app.IntIn("limit", *limit, 0, 1<<20)); err != nil {
+		if err := app.FirstError(checkGenerate(*bars, 0, *temp, 0, *topP, max(*candidates, 1), *keyBias, *rhythmBias), app.IntIn("limit", *limit, 0, 1<<20)); err != nil {
 			return err // checkGenerate: generate.go
 		}
 		prompts, err := app.ReadSuite(*suite)
@@ -84,7 +85,7 @@ func init() {
 		case "stored":
 			*corpusDir = ""
 		}
-		rep, err := app.EvalSuite(ctx, m, prompts, app.SuiteOptions{Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), Candidates: *candidates,
+		rep, err := app.EvalSuite(ctx, m, prompts, app.SuiteOptions{Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates,
 			Temperature: *temp, TopP: *topP, CorpusDir: *corpusDir, References: extra, Match: *match, ModelAlone: *alone}, nil)
 		if err != nil {
 			return err

@@ -53,7 +53,7 @@ func init() {
 		if *model == "" || *out == "" {
 			return fmt.Errorf("%w: --model and -o are required", ErrUsage)
 		}
-		if err := checkGenerate(0, *n, *temp, *topK, *topP, 1, 0); err != nil {
+		if err := checkGenerate(0, *n, *temp, *topK, *topP, 1, 0, 0); err != nil {
 			return err
 		}
 		m, err := app.LoadModel(*model)

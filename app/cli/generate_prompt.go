@@ -43,6 +43,7 @@ type promptFlags struct {
 	temp, topP      *float64
 	jsonOut         *bool
 	keyBias         *float64
+	rhythmBias      *float64
 	candidates      *int
 	device          *string
 	form            *string
@@ -62,6 +63,7 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		n:          fs.Int("tokens", 0, "new tokens at most (default: enough for the bars)"),
 		jsonOut:    fs.Bool("json", false, "print a JSON object"),
 		keyBias:    fs.Float64("key-bias", app.DefaultKeyBias, "logit penalty of pitches outside the requested key's scale (0: the model alone)"),
+		rhythmBias: fs.Float64("rhythm-bias", app.DefaultRhythmBias, "logit bonus of the positions where the previous bar started pitched notes (0: none)"),
 		candidates: fs.Int("candidates", app.DefaultCandidates, "sample up to N pieces and keep the one that meets the most requested attributes (1: one sample)"),
 		device:     fs.String("device", "cpu", deviceFlagHelp),
 		form:       fs.String("form", "auto", "form: auto (by genre and length), none, AABA, ABAB, AABB or verse-chorus"),
@@ -100,7 +102,7 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if *out == "" {
 		return fmt.Errorf("%w: -o out.mid is required", ErrUsage)
 	}
-	if err := checkGenerate(*bars, *n, *temp, *topK, *topP, *f.candidates, *f.keyBias); err != nil {
+	if err := checkGenerate(*bars, *n, *temp, *topK, *topP, *f.candidates, *f.keyBias, *f.rhythmBias); err != nil {
 		return err
 	}
 	if !slices.Contains(app.Forms, *f.form) {
@@ -165,7 +167,7 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 		r, err = app.RegenerateScore(ctx, m, src, file, from, to, ss, *f.candidates, nil)
 	default:
 		r, err = app.GenerateFromPrompt(ctx, m, app.PromptRequest{Prompt: prompt, Bars: *bars, Seed: *seed, Temperature: *temp,
-			TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), Candidates: *f.candidates, Form: *f.form})
+			TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), RhythmBias: float32(*f.rhythmBias), Candidates: *f.candidates, Form: *f.form})
 	}
 	if err != nil {
 		return err
@@ -198,11 +200,12 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 }
 
 // checkGenerate checks the flags of `amt generate` (both forms).
-func checkGenerate(bars, tokens int, temp float64, topK int, topP float64, candidates int, keyBias float64) error {
+func checkGenerate(bars, tokens int, temp float64, topK int, topP float64, candidates int, keyBias, rhythmBias float64) error {
 	return app.FirstError(
 		app.IntIn("bars", bars, 0, app.MaxGenerateBars),
 		app.IntIn("tokens", tokens, 0, app.MaxGenerateTokens),
 		app.CheckSampling(temp, topK, topP),
 		app.IntIn("candidates", candidates, 1, app.MaxCandidates),
-		app.FloatIn("key-bias", keyBias, 0, app.MaxKeyBias))
+		app.FloatIn("key-bias", keyBias, 0, app.MaxKeyBias),
+		app.FloatIn("rhythm-bias", rhythmBias, 0, app.MaxKeyBias))
 }

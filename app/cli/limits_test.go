@@ -29,6 +29,8 @@ func TestCommandNumbersChecked(t *testing.T) {
 		{[]string{"generate", "piano", "-o", out, "--tokens", "-5"}, "--tokens -5"},
 		{[]string{"generate", "--model", dir, "-o", out, "--temperature", "Inf"}, "--temperature +Inf"},
 		{[]string{"eval-model", "--top-p", "NaN"}, "--top-p NaN"},
+		{[]string{"generate", "piano", "-o", out, "--rhythm-bias", "-1"}, "--rhythm-bias -1: allowed 0 to 100"},
+		{[]string{"eval-model", "--rhythm-bias", "NaN"}, "--rhythm-bias NaN"},
 		{[]string{"train", "--data", dir, "--out", dir, "--lr", "NaN"}, "--lr NaN is not a finite number"},
 		{[]string{"train", "--data", dir, "--out", dir, "--val-frac", "2"}, "--val-frac 2: allowed 0 to 0.5"},
 		{[]string{"train", "--data", dir, "--out", dir, "--batch", "100000"}, "--batch 100000: allowed 1 to 4096"},

@@ -646,3 +646,58 @@ func TestBarsRestWithoutDrums(t *testing.T) {
 		t.Fatal("no empty bar after the first in 20 pieces without drums: the pitched rule applied without drums")
 	}
 }
+
+// RhythmBias raises exactly the positions where the previous bar started a
+// pitched note (drum onsets do not count), from the second bar on, and
+// nothing after a bar without pitched notes; Hooks runs both hooks.
+func TestRhythmBias(t *testing.T) {
+	v := token.DefaultVocab()
+	c := NewBars(v, v.NewGrammar(), 4)
+	push := func(names ...string) {
+		t.Helper()
+		for _, nm := range names {
+			tk, ok := v.Lookup(nm)
+			if !ok {
+				t.Fatalf("no token %s", nm)
+			}
+			if err := c.Push(tk); err != nil {
+				t.Fatalf("%s: %v", nm, err)
+			}
+		}
+	}
+	push("BOS", "INSTRUMENT_0", "INSTRUMENT_DRUMS", "SEP")
+	hook := Hooks(nil, RhythmBias(v, c, 2), nil)
+	first, n := v.Range(token.KindPosition)
+	check := func(what string, want ...int) {
+		t.Helper()
+		logits := make([]float32, v.Size())
+		hook(logits)
+		var got []int
+		for p := 0; p < n; p++ {
+			if logits[int(first)+p] == 2 {
+				got = append(got, p)
+			} else if logits[int(first)+p] != 0 {
+				t.Fatalf("%s: position %d raised by %v", what, p, logits[int(first)+p])
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: raised %v, want %v", what, got, want)
+		}
+	}
+	vlo, _ := v.Range(token.KindVelocity)
+	dlo, _ := v.Range(token.KindDuration)
+	note := []string{"Pitch_60", v.Name(vlo + 4), v.Name(dlo + 6)}
+	push("Bar", "TimeSig_4/4", "Tempo_120-125", "Position_0", "Program_0")
+	push(note...)
+	push("Position_12", "Program_DRUMS", "Pitch_36", v.Name(vlo+4), v.Name(dlo+2))
+	push("Position_24", "Program_0")
+	push(note...)
+	check("bar 1")
+	push("Bar", "Position_6", "Program_DRUMS", "Pitch_36", v.Name(vlo+4), v.Name(dlo+2))
+	check("bar 2", 0, 24)
+	push("Bar")
+	check("bar 3, after a bar of drums alone")
+	if RhythmBias(v, c, 0) != nil || Hooks(nil, nil) != nil {
+		t.Fatal("no bias must give no hook")
+	}
+}

@@ -2,6 +2,7 @@ package condition
 
 import (
 	"math"
+	"slices"
 
 	"github.com/amtstudio/amt/engine/token"
 )
@@ -86,10 +87,14 @@ type Bars struct {
 	// with drums" must not become a drum solo).
 	pitchedDeclared, drumsDeclared bool
 	barPitched                     int
-	need, played                   [token.DrumProgram + 1]bool
-	missing                        int
-	atOnset                        bool // after Position (and its Tempo): a Program starts the onset's notes
-	onsetNotes                     int  // notes at the current onset
+	// Pitched onset positions of the open bar and of the one before it
+	// (RhythmBias), and whether the one before held any.
+	curOnsets, prevOnsets []bool
+	prevHasOnsets         bool
+	need, played          [token.DrumProgram + 1]bool
+	missing               int
+	atOnset               bool // after Position (and its Tempo): a Program starts the onset's notes
+	onsetNotes            int  // notes at the current onset
 	// meters: METER and TimeSig tokens a sampled (unforced) meter may use.
 	meters map[uint16]bool
 	// MaxInstruments bounds the INSTRUMENT tokens the model itself samples
@@ -202,11 +207,23 @@ func (b *Bars) Push(tok uint16) error {
 			}
 		}
 		b.barNotes, b.barPitched = 0, 0
+		b.curOnsets, b.prevOnsets = b.prevOnsets, b.curOnsets
+		b.prevHasOnsets = slices.Contains(b.prevOnsets, true)
+		clear(b.curOnsets)
 	case token.KindDuration:
 		b.barNotes++
 		b.onsetNotes++
 		if b.prog >= 0 && b.prog < token.DrumProgram {
 			b.barPitched++
+			if pos, _ := b.Grammar.Position(); pos >= 0 {
+				if b.curOnsets == nil {
+					_, n := b.v.Range(token.KindPosition)
+					b.curOnsets, b.prevOnsets = make([]bool, n), make([]bool, n)
+				}
+				if pos < len(b.curOnsets) {
+					b.curOnsets[pos] = true
+				}
+			}
 		}
 		if b.prog >= 0 && b.need[b.prog] && !b.played[b.prog] {
 			b.played[b.prog] = true
@@ -282,6 +299,51 @@ func KeyBias(v *token.Vocab, b *Bars, tonic int, minor bool, bias float32) func(
 			default:
 				logits[int(first)+p] += bias * otherW
 			}
+		}
+	}
+}
+
+// RhythmBias returns a logit hook (gpt.SampleOptions.Mask) that raises by
+// bias the Position tokens at which the previous bar started a pitched
+// note: a soft pull toward restating the last bar's rhythm, the groove a
+// band keeps from bar to bar (real pieces repeat an earlier bar's rhythm in
+// 81–88% of bars, the model alone in about half as many). It does not touch
+// the first bar, a bar after one without pitched notes, or drums' own
+// choices of pitch. bias ≤ 0 returns nil.
+func RhythmBias(v *token.Vocab, b *Bars, bias float32) func([]float32) {
+	if bias <= 0 {
+		return nil
+	}
+	first, n := v.Range(token.KindPosition)
+	return func(logits []float32) {
+		if !b.Grammar.InBody() || !b.prevHasOnsets || b.Grammar.Bars() < 2 {
+			return
+		}
+		for p := 0; p < n && p < len(b.prevOnsets) && int(first)+p < len(logits); p++ {
+			if b.prevOnsets[p] {
+				logits[int(first)+p] += bias
+			}
+		}
+	}
+}
+
+// Hooks chains logit hooks (nil ones skipped); nil when all are nil.
+func Hooks(hs ...func([]float32)) func([]float32) {
+	var live []func([]float32)
+	for _, h := range hs {
+		if h != nil {
+			live = append(live, h)
+		}
+	}
+	switch len(live) {
+	case 0:
+		return nil
+	case 1:
+		return live[0]
+	}
+	return func(logits []float32) {
+		for _, h := range live {
+			h(logits)
 		}
 	}
 }
