@@ -258,7 +258,6 @@ func TestRefillPinsPrefix(t *testing.T) {
 func TestBarsExact(t *testing.T) {
 	v := token.DefaultVocab()
 	rng := rand.New(rand.NewPCG(5, 6))
-	mask := make([]bool, v.Size())
 	for _, n := range []int{1, 4, 9} {
 		g := v.NewGrammar()
 		a := token.Unspecified()
@@ -268,31 +267,15 @@ func TestBarsExact(t *testing.T) {
 		if err := c.Push(v.BOS); err != nil {
 			t.Fatal(err)
 		}
-		var seq []uint16
-		seq = append(seq, v.BOS)
-		for steps := 0; !c.Done() && steps < 200000; steps++ {
-			c.Allow(mask)
-			var ok []uint16
-			for i, m := range mask {
-				if m {
-					ok = append(ok, uint16(i))
-				}
-			}
-			if len(ok) == 0 {
-				t.Fatal("nothing allowed")
-			}
-			// Prefer structure tokens so the walk ends: EOS and Bar often.
-			tk := ok[rng.IntN(len(ok))]
+		// Prefer structure tokens so the walk ends: EOS and Bar often.
+		seq := append([]uint16{v.BOS}, walk(t, c, 200000, rng, func(ok []uint16, tk uint16) uint16 {
 			if slices.Contains(ok, v.EOS) && rng.IntN(4) == 0 {
-				tk = v.EOS
+				return v.EOS
 			} else if slices.Contains(ok, v.Bar) && rng.IntN(3) == 0 {
-				tk = v.Bar
+				return v.Bar
 			}
-			if err := c.Push(tk); err != nil {
-				t.Fatal(err)
-			}
-			seq = append(seq, tk)
-		}
+			return tk
+		})...)
 		if !c.Done() || c.Bars() != n {
 			t.Fatalf("N=%d: done %v with %d bars", n, c.Done(), c.Bars())
 		}
@@ -412,7 +395,6 @@ func TestKeyBias(t *testing.T) {
 func TestBarsRequireAndNoEmptyRuns(t *testing.T) {
 	v := token.DefaultVocab()
 	rng := rand.New(rand.NewPCG(8, 9))
-	mask := make([]bool, v.Size())
 	p0, _ := v.Lookup("Program_0")
 	for run := 0; run < 20; run++ {
 		g := v.NewGrammar()
@@ -423,29 +405,17 @@ func TestBarsRequireAndNoEmptyRuns(t *testing.T) {
 		c := NewBars(v, g, a.Bars)
 		c.Require(a.Programs, false)
 		c.Push(v.BOS)
-		seq := []uint16{v.BOS}
-		for steps := 0; !c.Done() && steps < 100000; steps++ {
-			c.Allow(mask)
-			var ok []uint16
-			for i, m := range mask {
-				if m {
-					ok = append(ok, uint16(i))
-				}
-			}
-			tk := ok[rng.IntN(len(ok))]
+		seq := append([]uint16{v.BOS}, walk(t, c, 100000, rng, func(ok []uint16, tk uint16) uint16 {
 			switch {
 			case c.atOnset && slices.Contains(ok, p0):
-				tk = p0
+				return p0
 			case slices.Contains(ok, v.Bar) && rng.IntN(2) == 0:
-				tk = v.Bar
+				return v.Bar
 			case slices.Contains(ok, v.EOS):
-				tk = v.EOS
+				return v.EOS
 			}
-			if err := c.Push(tk); err != nil {
-				t.Fatal(err)
-			}
-			seq = append(seq, tk)
-		}
+			return tk
+		})...)
 		s, _, err := v.Decode(seq)
 		if err != nil {
 			t.Fatal(err)
@@ -537,7 +507,6 @@ func TestBarsBoundsOnsetsAndMeters(t *testing.T) {
 func TestBarsPitchedNoteEveryBar(t *testing.T) {
 	v := token.DefaultVocab()
 	rng := rand.New(rand.NewPCG(3, 4))
-	mask := make([]bool, v.Size())
 	drums, _ := v.Lookup("Program_128")
 	drumOnly := 0
 	for run := 0; run < 20; run++ {
@@ -549,29 +518,17 @@ func TestBarsPitchedNoteEveryBar(t *testing.T) {
 		g.Force(a)
 		c := NewBars(v, g, a.Bars)
 		c.Require(a.Programs, false)
-		seq := []uint16{}
-		for steps := 0; !c.Done() && steps < 100000; steps++ {
-			c.Allow(mask)
-			var ok []uint16
-			for i, m := range mask {
-				if m {
-					ok = append(ok, uint16(i))
-				}
-			}
-			tk := ok[rng.IntN(len(ok))]
+		seq := walk(t, c, 100000, rng, func(ok []uint16, tk uint16) uint16 {
 			switch {
 			case c.atOnset && slices.Contains(ok, drums):
-				tk = drums
+				return drums
 			case slices.Contains(ok, v.Bar) && c.barNotes > 0:
-				tk = v.Bar
+				return v.Bar
 			case slices.Contains(ok, v.EOS):
-				tk = v.EOS
+				return v.EOS
 			}
-			if err := c.Push(tk); err != nil {
-				t.Fatal(err)
-			}
-			seq = append(seq, tk)
-		}
+			return tk
+		})
 		s, _, err := v.Decode(seq)
 		if err != nil {
 			t.Fatal(err)
@@ -607,7 +564,6 @@ func TestBarsPitchedNoteEveryBar(t *testing.T) {
 func TestBarsRestWithoutDrums(t *testing.T) {
 	v := token.DefaultVocab()
 	rng := rand.New(rand.NewPCG(5, 6))
-	mask := make([]bool, v.Size())
 	rests := 0
 	for run := 0; run < 20; run++ {
 		g := v.NewGrammar()
@@ -618,15 +574,7 @@ func TestBarsRestWithoutDrums(t *testing.T) {
 		g.Force(a)
 		c := NewBars(v, g, a.Bars)
 		empty := 0
-		for steps := 0; !c.Done() && steps < 100000; steps++ {
-			c.Allow(mask)
-			var ok []uint16
-			for i, m := range mask {
-				if m {
-					ok = append(ok, uint16(i))
-				}
-			}
-			tk := ok[rng.IntN(len(ok))]
+		walk(t, c, 100000, rng, func(ok []uint16, tk uint16) uint16 {
 			switch {
 			case slices.Contains(ok, v.Bar):
 				tk = v.Bar // close every bar as soon as it may
@@ -636,10 +584,8 @@ func TestBarsRestWithoutDrums(t *testing.T) {
 			if tk == v.Bar && c.Grammar.Bars() > 1 && c.barNotes == 0 {
 				empty++
 			}
-			if err := c.Push(tk); err != nil {
-				t.Fatal(err)
-			}
-		}
+			return tk
+		})
 		rests += empty
 	}
 	if rests == 0 {
@@ -700,4 +646,31 @@ func TestRhythmBias(t *testing.T) {
 	if RhythmBias(v, c, 0) != nil || Hooks(nil, nil) != nil {
 		t.Fatal("no bias must give no hook")
 	}
+}
+
+// walk drives c until it is done or steps tokens were pushed: at each step
+// pick chooses among the allowed tokens ok, given one drawn uniformly from
+// them; it returns the tokens pushed.
+func walk(t *testing.T, c *Bars, steps int, rng *rand.Rand, pick func(ok []uint16, tk uint16) uint16) []uint16 {
+	t.Helper()
+	mask := make([]bool, c.v.Size())
+	var seq []uint16
+	for s := 0; !c.Done() && s < steps; s++ {
+		c.Allow(mask)
+		var ok []uint16
+		for i, m := range mask {
+			if m {
+				ok = append(ok, uint16(i))
+			}
+		}
+		if len(ok) == 0 {
+			t.Fatal("nothing allowed")
+		}
+		tk := pick(ok, ok[rng.IntN(len(ok))])
+		if err := c.Push(tk); err != nil {
+			t.Fatal(err)
+		}
+		seq = append(seq, tk)
+	}
+	return seq
 }
