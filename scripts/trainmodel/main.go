@@ -41,6 +41,7 @@ func main() {
 	ckEvery := flag.Int("checkpoint-every", 100, "checkpoint every N steps")
 	seed := flag.Uint64("seed", 1, "seed")
 	resume := flag.Bool("resume", false, "continue from OUT/checkpoint.safetensors")
+	initDir := flag.String("init", "", "start from this model folder's weights (e.g. assets/model) instead of a fresh initialization: a longer run that goes on from the shipped model with a new schedule")
 	export := flag.String("export", "", "export this model folder in float16 to --to, then exit")
 	to := flag.String("to", "assets/model", "export destination")
 	flag.Parse()
@@ -57,7 +58,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *data, *out, *preset, train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen,
+	if err := run(ctx, *data, *out, *preset, *initDir, train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen,
 		LR: *lr, Warmup: *warmup, WeightDecay: 0.1, Clip: 1, ValEvery: *valEvery, ValFrac: 0.03, ValBatches: 8,
 		Checkpoint: *ckEvery, Seed: *seed, OutDir: *out, Resume: *resume}); err != nil {
 		fmt.Fprintln(os.Stderr, "trainmodel:", err)
@@ -65,25 +66,32 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, data, out, preset string, o train.Options) error {
+func run(ctx context.Context, data, out, preset, initDir string, o train.Options) error {
 	v := token.DefaultVocab()
 	ds, err := train.OpenDir(data, v.Size(), nil)
 	if err != nil {
 		return err
 	}
 	defer ds.Close()
-	cfg, err := gpt.Preset(preset, v.Size())
-	if err != nil {
-		return err
-	}
-	cfg.BOS, cfg.EOS = int(v.BOS), int(v.EOS)
 	be := cpu.New()
 	defer be.Close()
-	m, err := gpt.New(be, cfg)
-	if err != nil {
-		return err
+	var m *gpt.Model
+	if initDir != "" {
+		if m, err = initModel(be, initDir, v); err != nil {
+			return err
+		}
+		preset = "from " + initDir
+	} else {
+		cfg, err := gpt.Preset(preset, v.Size())
+		if err != nil {
+			return err
+		}
+		cfg.BOS, cfg.EOS = int(v.BOS), int(v.EOS)
+		if m, err = gpt.New(be, cfg); err != nil {
+			return err
+		}
+		m.Init(o.Seed)
 	}
-	m.Init(o.Seed)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -118,6 +126,27 @@ func run(ctx context.Context, data, out, preset string, o train.Options) error {
 	fmt.Printf("done: %d steps in %.0fs, %.0f tokens/s, train %.4f val %.4f best val %.4f\n",
 		res.Steps, res.Seconds, res.TokensPerSecond, res.TrainLoss, res.ValLoss, res.BestValLoss)
 	return err
+}
+
+// initModel loads the model of folder dir (float16 or float32 weights) to
+// train on from, refusing one whose vocabulary is not v: its token ids would
+// mean other things.
+func initModel(be *cpu.Backend, dir string, v *token.Vocab) (*gpt.Model, error) {
+	mv, err := token.LoadVocab(filepath.Join(dir, gpt.VocabFile))
+	if err != nil {
+		return nil, err
+	}
+	if mv.Size() != v.Size() || mv.Version() != v.Version() {
+		return nil, fmt.Errorf("%s: vocabulary version %d of %d tokens, this build's is version %d of %d", dir, mv.Version(), mv.Size(), v.Version(), v.Size())
+	}
+	m, err := gpt.Load(be, dir)
+	if err != nil {
+		return nil, err
+	}
+	if c := m.Config; c.BOS != int(v.BOS) || c.EOS != int(v.EOS) {
+		return nil, fmt.Errorf("%s: BOS/EOS %d/%d, the vocabulary's are %d/%d", dir, c.BOS, c.EOS, v.BOS, v.EOS)
+	}
+	return m, nil
 }
 
 // exportModel writes the model of folder from into folder to as float16

@@ -56,8 +56,8 @@ func attrs(t *testing.T, v *token.Vocab, ex []uint16) token.Attributes {
 
 // Every example is grammatical, and its prefix tells the truth about its
 // window: first tempo, first meter, the programs played, the bars left to
-// the piece's end (LENGTH), and the piece's key moved by the window's
-// transposition. Openings and endings (with EOS) come at their rates.
+// the piece's end (LENGTH), and the window's key (the piece's key moved by
+// the window's transposition when the window has few notes). Openings and endings (with EOS) come at their rates.
 func TestExamplesDescribeTheirWindow(t *testing.T) {
 	v := token.DefaultVocab()
 	ps := append(pieces(t, corpus.Nottingham, 20), pieces(t, corpus.OpenMSX, 5)...)
@@ -118,7 +118,18 @@ func TestExamplesDescribeTheirWindow(t *testing.T) {
 		if !slices.Equal(played, a.Programs) || drums != *a.Drums {
 			t.Fatalf("example %d: window plays %v drums %v, prefix says %v drums %v", i, played, drums, a.Programs, *a.Drums)
 		}
-		if len(played) > 0 {
+		pitched := 0
+		for _, tr := range s.Tracks {
+			if !tr.IsDrum {
+				pitched += len(tr.Notes)
+			}
+		}
+		switch k := midi.EstimateKey(s); {
+		case pitched >= o.WindowKeyNotes: // the window's own key (WindowKey)
+			if k.Tonic != a.KeyTonic || k.Minor != a.KeyMinor {
+				t.Fatalf("example %d: window's notes in %v, prefix %d minor %v", i, k, a.KeyTonic, a.KeyMinor)
+			}
+		case len(played) > 0:
 			if (pk.Tonic+info.shift+12)%12 != a.KeyTonic || pk.Minor != a.KeyMinor {
 				t.Fatalf("example %d: piece key %v moved by %d, prefix %d minor %v", i, pk, info.shift, a.KeyTonic, a.KeyMinor)
 			}
@@ -673,4 +684,111 @@ func walk(t *testing.T, c *Bars, steps int, rng *rand.Rand, pick func(ok []uint1
 		seq = append(seq, tk)
 	}
 	return seq
+}
+
+// modulating is a hand-made piano piece of 2·half bars in 4/4: the first
+// half plays I–IV–V–I of C major (triads and the scale in quarter notes),
+// the second the same a major third down, in A♭ major.
+func modulating(half int) *midi.Score {
+	const tpb = 480
+	s := &midi.Score{TicksPerBeat: tpb, Tempos: []midi.TempoChange{{MicrosPerBeat: 500000}},
+		Meters: []midi.MeterChange{{Num: 4, Den: 4}}}
+	tr := midi.Track{Program: 0}
+	chords := [][3]int{{0, 4, 7}, {5, 9, 12}, {7, 11, 14}, {0, 4, 7}}
+	scale := []int{0, 2, 4, 5, 7, 9, 11, 12}
+	for bar := 0; bar < 2*half; bar++ {
+		root := 60
+		if bar >= half {
+			root = 56 // A♭
+		}
+		t0 := int64(bar * 4 * tpb)
+		for _, p := range chords[bar%4] {
+			tr.Notes = append(tr.Notes, midi.Note{Tick: t0, Dur: 4 * tpb, Pitch: uint8(root - 12 + p), Velocity: 70})
+		}
+		for b := 0; b < 4; b++ {
+			p := scale[(bar*4+b)%len(scale)]
+			if b == 0 {
+				p = chords[bar%4][0] + 12
+			}
+			tr.Notes = append(tr.Notes, midi.Note{Tick: t0 + int64(b*tpb), Dur: tpb, Pitch: uint8(root + p), Velocity: 90})
+		}
+	}
+	s.Tracks = []midi.Track{tr}
+	s.EndTick = int64(2 * half * 4 * tpb)
+	return s
+}
+
+// Under WindowKey, KEY is the key of the window the model sees, as
+// evaluation would estimate it from the decoded example (transposition
+// included): windows of a piece that moves from C major to A♭ major are
+// labelled by where they are, while the piece's key labels them all alike.
+// Windows with too few pitched notes keep the piece's key.
+func TestWindowKeyLabels(t *testing.T) {
+	v := token.DefaultVocab()
+	s := modulating(16)
+	piece, _, err := v.AppendEncodeMeasured(nil, s, midi.Analyze(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk := midi.Analyze(s).EstimatedKey
+	for _, window := range []bool{false, true} {
+		o := DefaultOptions()
+		o.DropProb, o.DropAllProb, o.TempoProb, o.RevoiceProb = 0, 0, 0, 0
+		o.WindowKey = window
+		b := New(v, o)
+		rng := rand.New(rand.NewPCG(3, 4))
+		late, early := 0, 0
+		for i := 0; i < 200; i++ {
+			ex, info, err := b.example(piece, rng, 160) // about 3 bars
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := attrs(t, v, ex)
+			got := token.KeyIndex(a.KeyTonic, a.KeyMinor)
+			if !window {
+				if want := token.KeyIndex(pk.Tonic+info.shift+12, pk.Minor); got != want {
+					t.Fatalf("piece labels: window at bar %d labelled %d, piece key %v moved by %d", info.bar, got, pk, info.shift)
+				}
+				continue
+			}
+			dec := mustDecode(t, v, ex)
+			if n := len(dec.Tracks[0].Notes); n < 16 {
+				if want := token.KeyIndex(pk.Tonic+info.shift+12, pk.Minor); got != want {
+					t.Fatalf("window labels: window at bar %d with %d notes labelled %d, piece key %v moved by %d", info.bar, n, got, pk, info.shift)
+				}
+				continue
+			}
+			k := midi.EstimateKey(dec)
+			if want := token.KeyIndex(k.Tonic, k.Minor); got != want {
+				t.Fatalf("window labels: window at bar %d labelled %d, its decoded notes estimate %v", info.bar, got, k)
+			}
+			// Windows wholly inside one half are in that half's key.
+			switch tonic := (a.KeyTonic - info.shift + 24) % 12; {
+			case info.bar+3 < 16 && info.bar > 0:
+				early++
+				if tonic != 0 || a.KeyMinor {
+					t.Fatalf("window at bar %d (C major half, shift %d) labelled %d minor %v", info.bar, info.shift, a.KeyTonic, a.KeyMinor)
+				}
+			case info.bar >= 16:
+				late++
+				if tonic != 8 || a.KeyMinor {
+					t.Fatalf("window at bar %d (A♭ major half, shift %d) labelled %d minor %v", info.bar, info.shift, a.KeyTonic, a.KeyMinor)
+				}
+			}
+		}
+		if window && (late < 20 || early < 20) {
+			t.Fatalf("%d windows in the C half, %d in the A♭ half: too few to judge", early, late)
+		}
+	}
+	// Too few pitched notes: the piece's key.
+	o := DefaultOptions()
+	o.DropProb, o.DropAllProb, o.TempoProb, o.RevoiceProb, o.TransposeProb = 0, 0, 0, 0, 0
+	o.WindowKey, o.WindowKeyNotes = true, 1000
+	ex, _, err := New(v, o).example(piece, rand.New(rand.NewPCG(5, 6)), 160)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := attrs(t, v, ex); a.KeyTonic != pk.Tonic || a.KeyMinor != pk.Minor {
+		t.Fatalf("a window under WindowKeyNotes labelled %d minor %v, piece key %v", a.KeyTonic, a.KeyMinor, pk)
+	}
 }
