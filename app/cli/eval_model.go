@@ -134,7 +134,8 @@ func writeSuiteText(w io.Writer, rep *app.SuiteReport, pieces bool) {
 	fmt.Fprintf(w, "  TB     %s    TBT %s\n", pct(a.TB), pct(a.TBT))
 	fmt.Fprintf(w, "  CK     %s    CKD %s", pct(a.CK), pct(a.CKD))
 	if rep.ModelAlone != nil {
-		fmt.Fprintf(w, "    model alone (key bias 0, 1 candidate): CK %s, CKD %s", pct(rep.ModelAlone.CK), pct(rep.ModelAlone.CKD))
+		fmt.Fprintf(w, "    model alone (key bias 0, 1 candidate): CK %s, CKD %s, notes in the requested scale %.3f",
+			pct(rep.ModelAlone.CK), pct(rep.ModelAlone.CKD), float64(rep.ModelAlone.Scale))
 	}
 	fmt.Fprintf(w, "\n  meter  %s    length %s\n", pct(a.Meter), pct(a.Length))
 	fmt.Fprintf(w, "  instruments F1 %.3f (precision %.3f, recall %.3f, n=%d)\n", float64(a.F1), float64(a.Precision), float64(a.Recall), a.InstrumentPieces)

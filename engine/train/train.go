@@ -40,9 +40,13 @@ type Options struct {
 	// comes from (seed, k), so the run is the same with any number.
 	LoaderWorkers int
 
-	Seed   uint64
-	OutDir string // checkpoint.safetensors and the model files go here
-	Resume bool   // continue from OutDir/checkpoint.safetensors
+	Seed uint64
+	// SplitSeed chooses the validation pieces (0: Seed). A run continuing
+	// another model's training with a new Seed (new examples) keeps the
+	// first run's SplitSeed, so its validation pieces stay unseen.
+	SplitSeed uint64
+	OutDir    string // checkpoint.safetensors and the model files go here
+	Resume    bool   // continue from OutDir/checkpoint.safetensors
 
 	// OnStep receives an event after every step (and validations).
 	OnStep func(Event)
@@ -204,7 +208,11 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
 	atomicfile.CleanStale(o.OutDir) // checkpoints and model files a killed run left half-written
-	trainSplit, valSplit := data.Split(o.ValFrac, o.Seed)
+	splitSeed := o.SplitSeed
+	if splitSeed == 0 {
+		splitSeed = o.Seed
+	}
+	trainSplit, valSplit := data.Split(o.ValFrac, splitSeed)
 	if trainSplit.Tokens() < T+1 {
 		return Result{}, fmt.Errorf("%w: the training pieces hold %d tokens, a window of context %d needs %d", ErrNoData, trainSplit.Tokens(), T, T+1)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -243,4 +245,54 @@ func TestTrainingLowersLossAndReportsStages(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("loss %.3f → %.3f (val %.3f), %.0f tokens/s", res.Losses[0], res.TrainLoss, res.ValLoss, res.TokensPerSecond)
+}
+
+// valRecorder is an Examples that fills batches as Split.Batch does and
+// records the pieces of the split that validation draws from.
+type valRecorder struct {
+	val     map[string]bool
+	scratch []int32
+}
+
+func (r *valRecorder) Fill(s *Split, k, seed uint64, B, T int, in, tg []int32) error {
+	if len(s.pieces) < 10 { // the small split: validation
+		for i := range s.pieces {
+			r.val[fmt.Sprint(s.AppendPiece(nil, i))] = true
+		}
+	}
+	if len(r.scratch) < B*(T+1) {
+		r.scratch = make([]int32, B*(T+1))
+	}
+	return s.Batch(k, seed, B, T, in, tg, r.scratch)
+}
+
+// A run continuing with a new Seed and the first run's SplitSeed validates
+// on the first run's pieces; with the new Seed alone, on others.
+func TestSplitSeedKeepsValidationPieces(t *testing.T) {
+	ps := patterned(60, 40, 24)
+	for i, p := range ps { // 60 distinct pieces
+		p[1], p[2] = uint16(3+i%20), uint16(3+i/20)
+	}
+	ds := NewDataset(ps)
+	valPieces := func(seed, split uint64) map[string]bool {
+		o := baseOpts(t.TempDir())
+		o.Steps, o.ValFrac, o.ValBatches = 2, 0.1, 1
+		o.Seed, o.SplitSeed = seed, split
+		r := &valRecorder{val: map[string]bool{}}
+		o.Examples = r
+		if _, err := Run(context.Background(), tiny(t, 24), ds, o); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.val) == 0 {
+			t.Fatal("no validation pieces seen")
+		}
+		return r.val
+	}
+	first := valPieces(11, 0)
+	if got := valPieces(12, 11); !maps.Equal(got, first) {
+		t.Fatalf("seed 12 with split seed 11 validates on %d other pieces", len(got))
+	}
+	if got := valPieces(12, 0); maps.Equal(got, first) {
+		t.Fatalf("seed 12 alone validates on seed 11's pieces: the test cannot tell the split seed apart")
+	}
 }

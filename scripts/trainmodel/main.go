@@ -39,7 +39,8 @@ func main() {
 	warmup := flag.Int("warmup", 100, "warm-up steps")
 	valEvery := flag.Int("val-every", 100, "validate every N steps")
 	ckEvery := flag.Int("checkpoint-every", 100, "checkpoint every N steps")
-	seed := flag.Uint64("seed", 1, "seed")
+	seed := flag.Uint64("seed", 1, "seed of the examples")
+	splitSeed := flag.Uint64("split-seed", 0, "seed of the validation split (0: --seed); keep the first run's when continuing with --init and a new --seed")
 	resume := flag.Bool("resume", false, "continue from OUT/checkpoint.safetensors")
 	initDir := flag.String("init", "", "start from this model folder's weights (e.g. assets/model) instead of a fresh initialization: a longer run that goes on from the shipped model with a new schedule")
 	export := flag.String("export", "", "export this model folder in float16 to --to, then exit")
@@ -60,7 +61,7 @@ func main() {
 	defer stop()
 	if err := run(ctx, *data, *out, *preset, *initDir, train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen,
 		LR: *lr, Warmup: *warmup, WeightDecay: 0.1, Clip: 1, ValEvery: *valEvery, ValFrac: 0.03, ValBatches: 8,
-		Checkpoint: *ckEvery, Seed: *seed, OutDir: *out, Resume: *resume}); err != nil {
+		Checkpoint: *ckEvery, Seed: *seed, SplitSeed: *splitSeed, OutDir: *out, Resume: *resume}); err != nil {
 		fmt.Fprintln(os.Stderr, "trainmodel:", err)
 		os.Exit(1)
 	}
