@@ -9,7 +9,12 @@
 # change. Environment:
 #   AMT_MODEL_WORK  scratch folder (default /tmp/amt-model)
 #   ARRANGE_JOBS    mma processes for the arranged corpus (default 2)
-#   STEPS BATCH CONTEXT PRESET  training shape (default 3000, 4, 1024, small)
+#   STEPS BATCH CONTEXT PRESET  first run's shape (default 3000, 4, 1024, small)
+#   STEPS2          steps of the second run (default 2000; 0: none)
+# The default model is two runs (docs/MODEL.md, Training): STEPS from a fresh
+# initialization with the piece's key as KEY label, then STEPS2 more from its
+# weights with each window's own key, new examples (seed 2), the same
+# validation pieces (split seed 1) and a new schedule (peak LR 6e-4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -19,10 +24,11 @@ STEPS=${STEPS:-3000}
 BATCH=${BATCH:-4}
 CONTEXT=${CONTEXT:-1024}
 PRESET=${PRESET:-small}
+STEPS2=${STEPS2:-2000}
 mkdir -p "$WORK"
 $GO build -o bin/amt .
 $GO build -o "$WORK/trainmodel" ./scripts/trainmodel
-rm -rf "$WORK/home" "$WORK/data"
+rm -rf "$WORK/home" "$WORK/data" "$WORK/run" "$WORK/run2"
 # The arranged corpus needs mma (Debian package mma).
 command -v mma >/dev/null 2>&1 || scripts/setup.sh --model
 $GO run ./scripts/arrange --data "$DATA" --out "$WORK/arranged" --jobs "${ARRANGE_JOBS:-2}"
@@ -36,7 +42,14 @@ done
 bin/amt ingest "$WORK/arranged" --project model --home "$WORK/home"
 bin/amt datasets --project model --home "$WORK/home" --export "$WORK/data/arranged" --dataset arranged
 "$WORK/trainmodel" --data "$WORK/data" --out "$WORK/run" --preset "$PRESET" --steps "$STEPS" \
-  --batch "$BATCH" --context "$CONTEXT" --warmup 100 --val-every 100 --checkpoint-every 100
-"$WORK/trainmodel" --export "$WORK/run" --to assets/model
+  --batch "$BATCH" --context "$CONTEXT" --warmup 100 --val-every 100 --checkpoint-every 100 --key-labels piece
+final="$WORK/run"
+if [ "$STEPS2" -gt 0 ]; then
+  "$WORK/trainmodel" --data "$WORK/data" --out "$WORK/run2" --init "$WORK/run" --steps "$STEPS2" \
+    --batch "$BATCH" --context "$CONTEXT" --lr 6e-4 --seed 2 --split-seed 1 --warmup 100 --val-every 100 \
+    --checkpoint-every 100 --key-labels window
+  final="$WORK/run2"
+fi
+"$WORK/trainmodel" --export "$final" --to assets/model
 $GO build -o bin/amt .
 bin/amt eval-model --corpus "$DATA"

@@ -45,6 +45,7 @@ func main() {
 	initDir := flag.String("init", "", "start from this model folder's weights (e.g. assets/model) instead of a fresh initialization: a longer run that goes on from the shipped model with a new schedule")
 	export := flag.String("export", "", "export this model folder in float16 to --to, then exit")
 	to := flag.String("to", "assets/model", "export destination")
+	keyLabels := flag.String("key-labels", "window", "KEY labels of the examples: window (each window's estimated key) or piece (the piece's key, as the first run of the 2026-11-26 model)")
 	flag.Parse()
 	if *export != "" {
 		if err := exportModel(*export, *to); err != nil {
@@ -59,7 +60,16 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *data, *out, *preset, *initDir, train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen,
+	co := condition.DefaultOptions()
+	switch *keyLabels {
+	case "window":
+	case "piece":
+		co.WindowKey = false
+	default:
+		fmt.Fprintf(os.Stderr, "trainmodel: --key-labels %q: want window or piece\n", *keyLabels)
+		os.Exit(2)
+	}
+	if err := run(ctx, *data, *out, *preset, *initDir, co, train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen,
 		LR: *lr, Warmup: *warmup, WeightDecay: 0.1, Clip: 1, ValEvery: *valEvery, ValFrac: 0.03, ValBatches: 8,
 		Checkpoint: *ckEvery, Seed: *seed, SplitSeed: *splitSeed, OutDir: *out, Resume: *resume}); err != nil {
 		fmt.Fprintln(os.Stderr, "trainmodel:", err)
@@ -67,7 +77,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, data, out, preset, initDir string, o train.Options) error {
+func run(ctx context.Context, data, out, preset, initDir string, co condition.Options, o train.Options) error {
 	v := token.DefaultVocab()
 	ds, err := train.OpenDir(data, v.Size(), nil)
 	if err != nil {
@@ -108,7 +118,7 @@ func run(ctx context.Context, data, out, preset, initDir string, o train.Options
 	start := time.Now()
 	fmt.Printf("model %s: %d parameters; data: %d pieces, %d tokens; %d steps of %d×%d\n",
 		preset, m.NumParams(), ds.Pieces(), ds.Tokens(), o.Steps, o.Batch, o.Context)
-	o.Examples = condition.New(v, condition.DefaultOptions())
+	o.Examples = condition.New(v, co)
 	o.OnStep = func(e train.Event) {
 		type line struct {
 			train.Event
