@@ -87,9 +87,9 @@ smoke: build
 	@mkdir -p bin/smoke
 	scripts/xvfb-smoke.sh bin/amt bin/smoke/window.png
 
-# Rebuild the embedded default model from ../shared/data (about 3½ hours on
-# the 2-core VM: arranged corpus, ingestion, two training runs, suite;
-# docs/MODEL.md): ingest, train, export to assets/model, eval.
+# Rebuild the embedded default model from ../shared/data (about 2 hours on
+# the 2-core VM: arranged corpus, ingestion, training, suite; docs/MODEL.md):
+# ingest, train, export to assets/model, eval.
 model: setup
 	scripts/make_model.sh
 

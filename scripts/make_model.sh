@@ -10,11 +10,12 @@
 #   AMT_MODEL_WORK  scratch folder (default /tmp/amt-model)
 #   ARRANGE_JOBS    mma processes for the arranged corpus (default 2)
 #   STEPS BATCH CONTEXT PRESET  first run's shape (default 3000, 4, 1024, small)
-#   STEPS2          steps of the second run (default 2000; 0: none)
-# The default model is two runs (docs/MODEL.md, Training): STEPS from a fresh
-# initialization with the piece's key as KEY label, then STEPS2 more from its
-# weights with each window's own key, new examples (seed 2), the same
-# validation pieces (split seed 1) and a new schedule (peak LR 6e-4).
+#   STEPS2          steps of an optional second run (default 0: none)
+# The default model is one run of STEPS from a fresh initialization with the
+# piece's key as KEY label. STEPS2 > 0 adds the run tried on 2026-11-26
+# (docs/MODEL.md, Training): STEPS2 more from its weights with each window's
+# own key, new examples (seed 2), the same validation pieces (split seed 1)
+# and a new schedule (peak LR 6e-4); it was not shipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -24,7 +25,7 @@ STEPS=${STEPS:-3000}
 BATCH=${BATCH:-4}
 CONTEXT=${CONTEXT:-1024}
 PRESET=${PRESET:-small}
-STEPS2=${STEPS2:-2000}
+STEPS2=${STEPS2:-0}
 mkdir -p "$WORK"
 $GO build -o bin/amt .
 $GO build -o "$WORK/trainmodel" ./scripts/trainmodel

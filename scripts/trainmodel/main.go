@@ -45,7 +45,7 @@ func main() {
 	initDir := flag.String("init", "", "start from this model folder's weights (e.g. assets/model) instead of a fresh initialization: a longer run that goes on from the shipped model with a new schedule")
 	export := flag.String("export", "", "export this model folder in float16 to --to, then exit")
 	to := flag.String("to", "assets/model", "export destination")
-	keyLabels := flag.String("key-labels", "window", "KEY labels of the examples: window (each window's estimated key) or piece (the piece's key, as the first run of the 2026-11-26 model)")
+	keyLabels := flag.String("key-labels", "piece", "KEY labels of the examples: piece (the piece's key, as the shipped model) or window (each window's estimated key; docs/MODEL.md)")
 	flag.Parse()
 	if *export != "" {
 		if err := exportModel(*export, *to); err != nil {
@@ -63,6 +63,7 @@ func main() {
 	co := condition.DefaultOptions()
 	switch *keyLabels {
 	case "window":
+		co.WindowKey = true
 	case "piece":
 		co.WindowKey = false
 	default:
