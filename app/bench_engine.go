@@ -33,13 +33,16 @@ type EngineBench struct {
 	GenerateSpread       [2]float64 `json:"generate_seconds_1024_spread"`
 	GenerateCPUSeconds   float64    `json:"generate_cpu_seconds_1024"`
 	GenerateWindow       int        `json:"generate_window"`
-	Params               int        `json:"params"`
-	Vocab                int        `json:"vocab"`
-	Workers              int        `json:"workers"`
-	BLASCore             string     `json:"blas_core"` // OpenBLAS kernel set (OPENBLAS_CORETYPE or detected)
-	PeakRSSMB            float64    `json:"peak_rss_mb"`
-	LoadAverage          string     `json:"load_average"`
-	Repeat               int        `json:"repeat"`
+	// the same 1,024 tokens with the compact sampler (CPU only; 0 otherwise)
+	GenerateCompactSeconds1024 float64    `json:"generate_compact_seconds_1024,omitempty"`
+	GenerateCompactSpread      [2]float64 `json:"generate_compact_seconds_1024_spread,omitempty"`
+	Params                     int        `json:"params"`
+	Vocab                      int        `json:"vocab"`
+	Workers                    int        `json:"workers"`
+	BLASCore                   string     `json:"blas_core"` // OpenBLAS kernel set (OPENBLAS_CORETYPE or detected)
+	PeakRSSMB                  float64    `json:"peak_rss_mb"`
+	LoadAverage                string     `json:"load_average"`
+	Repeat                     int        `json:"repeat"`
 	// Device is the backend measured and why; on a GPU the OpenBLAS
 	// baseline is left out (0) and TrainStageMS holds the device's time per
 	// training step by stage (events).
@@ -235,6 +238,26 @@ func BenchEngine(ctx context.Context, repeat, steps int, device string) (EngineB
 	genCPUEnd, _ := cpuSeconds()
 	r.GenerateCPUSeconds = (genCPUEnd - genCPU) / float64(repeat)
 	r.GenerateSeconds1024, r.GenerateSpread = spreadOf(gen, false)
+	if onCPU {
+		// the compact sampler (int8 weights, half-precision cache) on the
+		// same job, runs interleaved with nothing else between
+		cs := m.NewCompactSampler(0, m.Compact())
+		gen = gen[:0]
+		for i := 0; i <= repeat; i++ {
+			t := time.Now()
+			out, err := cs.Generate(ctx, []uint16{v.BOS}, opts)
+			if err != nil {
+				return r, err
+			}
+			if len(out) != 1024 {
+				return r, fmt.Errorf("bench engine: compact sampler generated %d tokens, want 1024", len(out))
+			}
+			if i > 0 { // the first is a warm-up
+				gen = append(gen, time.Since(t).Seconds())
+			}
+		}
+		r.GenerateCompactSeconds1024, r.GenerateCompactSpread = spreadOf(gen, false)
+	}
 	r.PeakRSSMB = PeakRSSMB()
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 		r.LoadAverage = strings.Join(strings.Fields(string(la))[:3], " ")

@@ -33,6 +33,40 @@ type Model struct {
 	Net   *gpt.Model
 	Vocab *token.Vocab
 	be    nn.Backend
+	// Exact turns compact decoding off: samplers step with the float32
+	// weights and cache instead of gpt.Compact's int8 weights and
+	// half-precision cache (about 2× slower on a CPU; docs/MODEL.md,
+	// "Compact decoding"). Models on a GPU always step in float32.
+	Exact bool
+	ck    *compactCache // shared with the model's lanes
+}
+
+type compactCache struct {
+	once sync.Once
+	k    *gpt.Compact
+}
+
+var compactMu sync.Mutex
+
+// compactWeights is the compact snapshot of m's weights, made once.
+func (m *Model) compactWeights() *gpt.Compact {
+	compactMu.Lock()
+	if m.ck == nil {
+		m.ck = &compactCache{}
+	}
+	c := m.ck
+	compactMu.Unlock()
+	c.once.Do(func() { c.k = m.Net.Compact() })
+	return c.k
+}
+
+// newSampler is a sampler with the model's training window: compact on a
+// CPU backend unless m.Exact.
+func (m *Model) newSampler() *gpt.Sampler {
+	if _, ok := m.be.(*cpu.Backend); ok && !m.Exact {
+		return m.Net.NewCompactSampler(0, m.compactWeights())
+	}
+	return m.Net.NewSampler(0)
 }
 
 // LoadModel reads a model folder (config.json, model.safetensors,
@@ -124,7 +158,7 @@ func GenerateScore(ctx context.Context, m *Model, force *token.Attributes, s Sam
 		opts.OnToken = func(uint16) error { n++; onToken(n); return nil }
 	}
 	start := time.Now()
-	toks, err := m.Net.NewSampler(0).Generate(ctx, prompt, opts)
+	toks, err := m.newSampler().Generate(ctx, prompt, opts)
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}

@@ -222,7 +222,7 @@ func ContinueScore(ctx context.Context, m *Model, src *midi.Score, source string
 	if err != nil {
 		return nil, fmt.Errorf("continue: %w", err)
 	}
-	sampler := m.Net.NewSampler(0)
+	sampler := m.newSampler()
 	orig := len(p.barAt)
 	w, first, err := window(v, p.toks, sampler.W/2, orig+bars, p.sep, p.barAt)
 	if err != nil {
@@ -289,7 +289,7 @@ func RegenerateScore(ctx context.Context, m *Model, src *midi.Score, source stri
 	if candidates <= 0 {
 		candidates = DefaultRegenerateCandidates
 	}
-	sampler := m.Net.NewSampler(0)
+	sampler := m.newSampler()
 	hist := p.toks[:p.barAt[from-1]] // prefix and the bars before the range
 	w, first, err := window(v, hist, sampler.W/2, orig, p.sep, p.barAt[:from-1])
 	if err != nil {

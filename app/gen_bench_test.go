@@ -8,27 +8,43 @@ import (
 
 // BenchmarkGenerate16Bars: one 16-bar piece on the prompt path (grammar,
 // form, refills, decoding, measuring) with one candidate, from the model in
-// $AMT_BENCH_MODEL (default: the embedded one). Reported: tokens/s.
+// $AMT_BENCH_MODEL (default: the embedded one), stepping in float32
+// ("decoding=float32", Model.Exact) and with the compact sampler
+// ("decoding=compact", the default). The two sample different pieces (the
+// logits differ in the last bits), so compare tokens/s; s/piece follows the
+// pieces' lengths.
 func BenchmarkGenerate16Bars(b *testing.B) {
-	m, err := DefaultModel()
+	load := loadEmbedded
 	if dir := os.Getenv("AMT_BENCH_MODEL"); dir != "" {
-		m, err = LoadModel(dir)
+		load = func() (*Model, error) { return LoadModel(dir) }
 	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	toks := 0
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: "an upbeat pop song with piano, bass and drums", Bars: 16,
-			Seed: uint64(i + 1), Candidates: 1, KeyBias: DefaultKeyBias})
-		if err != nil {
-			b.Fatal(err)
+	for _, exact := range []bool{true, false} {
+		name := "decoding=compact"
+		if exact {
+			name = "decoding=float32"
 		}
-		toks += r.New
+		b.Run(name, func(b *testing.B) {
+			m, err := load()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			m.Exact = exact
+			toks := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: "an upbeat pop song with piano, bass and drums", Bars: 16,
+					Seed: uint64(i + 1), Candidates: 1, KeyBias: DefaultKeyBias})
+				if err != nil {
+					b.Fatal(err)
+				}
+				toks += r.New
+			}
+			b.ReportMetric(float64(toks)/b.Elapsed().Seconds(), "tokens/s")
+			b.ReportMetric(float64(toks)/float64(b.N), "tokens/piece")
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/piece")
+		})
 	}
-	b.ReportMetric(float64(toks)/b.Elapsed().Seconds(), "tokens/s")
-	b.ReportMetric(float64(toks)/float64(b.N), "tokens/piece")
 }
 
 // BenchmarkCandidates16Bars: the prompt path's default decoding (key bias,

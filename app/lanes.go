@@ -51,6 +51,9 @@ func (m *Model) lanes(k int) []*Model {
 	ls := v.(*laneSet)
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
+	if !m.Exact {
+		m.compactWeights() // made once, shared by the lanes
+	}
 	for len(ls.extra) < k-1 {
 		c := m.Net.Config
 		w := c.TrainContext
@@ -73,7 +76,7 @@ func (m *Model) lanes(k int) []*Model {
 			be.Close()
 			break
 		}
-		ls.extra = append(ls.extra, &Model{Dir: m.Dir, Net: net, Vocab: m.Vocab, be: be})
+		ls.extra = append(ls.extra, &Model{Dir: m.Dir, Net: net, Vocab: m.Vocab, be: be, Exact: m.Exact, ck: m.ck})
 	}
 	return append(out, ls.extra[:min(len(ls.extra), k-1)]...)
 }

@@ -44,6 +44,10 @@ func init() {
 				r.TrainStageMS["forward"], r.TrainStageMS["backward"], r.TrainStageMS["optimizer"], r.TrainStageMS["h2d"])
 		}
 		fmt.Fprintf(env.Stdout, "generate 1024 tokens (window %d): %.3f s (spread %.3f–%.3f)\n", r.GenerateWindow, r.GenerateSeconds1024, r.GenerateSpread[0], r.GenerateSpread[1])
+		if r.GenerateCompactSeconds1024 > 0 {
+			fmt.Fprintf(env.Stdout, "  compact sampler: %.3f s (spread %.3f–%.3f), ratio %.2f\n", r.GenerateCompactSeconds1024, r.GenerateCompactSpread[0], r.GenerateCompactSpread[1],
+				r.GenerateCompactSeconds1024/r.GenerateSeconds1024)
+		}
 		fmt.Fprintf(env.Stdout, "params %d, vocab %d, workers %d, OpenBLAS kernels %s, peak RSS %.0f MB, load average %s\n", r.Params, r.Vocab, r.Workers, r.BLASCore, r.PeakRSSMB, r.LoadAverage)
 		return nil
 	}

@@ -70,6 +70,8 @@ type Sampler struct {
 	idx    []int32
 	keys   []uint64
 	prob   []float64
+
+	compact *compactState // NewCompactSampler: steps on the host with int8 weights
 }
 
 // orderedBits maps a float32 to a uint32 of the same order (-0 counts as +0,
@@ -101,6 +103,9 @@ func (m *Model) NewSampler(window int) *Sampler {
 		toks: make([]int32, window), logits: make([]float32, V), mask: make([]bool, V), idx: make([]int32, V), keys: make([]uint64, V), prob: make([]float64, V)}
 }
 
+// Pos is the number of cached positions (the next Step writes this one).
+func (s *Sampler) Pos() int { return s.pos }
+
 // Prefill resets the cache and encodes tokens (at most the window; longer
 // prompts keep their last tokens). It returns the logits of the next token
 // (valid until the next call).
@@ -120,6 +125,9 @@ func (s *Sampler) Prefill(tokens []uint16) ([]float32, error) {
 	}
 	forward(s.m.be, s.m.Config, &s.m.p, s.a, s.toks[:n], nil, 1, n, true)
 	s.pos = n
+	if s.compact != nil {
+		s.compactPrefill(n)
+	}
 	V := s.m.Config.VocabSize
 	s.m.be.Download(s.logits, s.a.logits.Slice((n-1)*V, V))
 	return s.logits, nil
@@ -134,6 +142,12 @@ func (s *Sampler) Step(tok uint16) ([]float32, error) {
 	}
 	if int(tok) >= c.VocabSize {
 		return nil, fmt.Errorf("gpt: token %d outside vocabulary of %d", tok, c.VocabSize)
+	}
+	if s.compact != nil {
+		s.compactStep(tok)
+		s.toks[s.pos] = int32(tok)
+		s.pos++
+		return s.logits, nil
 	}
 	be, p, a := s.m.be, &s.m.p, s.a
 	C, NH, V, T := c.NEmbd, c.NHead, c.VocabSize, s.W
