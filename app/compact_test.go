@@ -114,3 +114,33 @@ func softmax64(p []float64, l []float32) {
 		p[i] /= s
 	}
 }
+
+// TestExactTurnsCompactOff: the prompt path's samplers are compact on the
+// CPU unless Model.Exact, and lanes follow the model's setting as it is
+// when they are handed out.
+func TestExactTurnsCompactOff(t *testing.T) {
+	m, err := loadEmbedded()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer m.Close()
+	s, release := m.newSampler()
+	if !s.Compact() {
+		t.Fatal("a CPU model's sampler is not compact by default")
+	}
+	release() // kept: the next request must not get it once Exact is set
+	m.Exact = true
+	if s, _ := m.newSampler(); s.Compact() {
+		t.Fatal("Exact: the sampler is still compact")
+	}
+	defer func(l int) { laneLimit = l }(laneLimit)
+	laneLimit = 2
+	for _, exact := range []bool{false, true, false} {
+		m.Exact = exact
+		for _, l := range m.lanes(2) {
+			if s, _ := l.newSampler(); s.Compact() == exact {
+				t.Fatalf("Exact %v: a lane samples with compact %v", exact, !exact)
+			}
+		}
+	}
+}

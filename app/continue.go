@@ -222,7 +222,8 @@ func ContinueScore(ctx context.Context, m *Model, src *midi.Score, source string
 	if err != nil {
 		return nil, fmt.Errorf("continue: %w", err)
 	}
-	sampler := m.newSampler()
+	sampler, release := m.newSampler()
+	defer release()
 	orig := len(p.barAt)
 	w, first, err := window(v, p.toks, sampler.W/2, orig+bars, p.sep, p.barAt)
 	if err != nil {
@@ -289,7 +290,8 @@ func RegenerateScore(ctx context.Context, m *Model, src *midi.Score, source stri
 	if candidates <= 0 {
 		candidates = DefaultRegenerateCandidates
 	}
-	sampler := m.newSampler()
+	sampler, release := m.newSampler()
+	defer release()
 	hist := p.toks[:p.barAt[from-1]] // prefix and the bars before the range
 	w, first, err := window(v, hist, sampler.W/2, orig, p.sep, p.barAt[:from-1])
 	if err != nil {

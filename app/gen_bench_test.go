@@ -50,38 +50,51 @@ func BenchmarkGenerate16Bars(b *testing.B) {
 // BenchmarkCandidates16Bars: the prompt path's default decoding (key bias,
 // up to DefaultCandidates candidates) over the first 8 prompts of the suite,
 // 16 bars each, with candidates one by one ("lanes=1") and side by side on
-// the machine's cores ("lanes=max", lanes.go): the same pieces, bit for
-// bit. Reported: seconds per piece (wall).
+// the machine's cores ("lanes=max", lanes.go; the same pieces, bit for
+// bit), each stepping in float32 ("float32", Model.Exact) and with the
+// compact sampler ("compact", the default). Reported: seconds per piece
+// (wall), and tokens sampled per second over all candidates.
 func BenchmarkCandidates16Bars(b *testing.B) {
-	m, err := DefaultModel()
-	if err != nil {
-		b.Skip(err)
-	}
 	prompts, err := ReadSuite("../testdata/prompts/suite.txt")
 	if err != nil {
 		b.Fatal(err)
 	}
 	prompts = prompts[:8]
-	for _, lanes := range []int{1, MaxLanes} {
-		name := "lanes=1"
-		if lanes > 1 {
-			name = "lanes=max"
-		}
-		b.Run(name, func(b *testing.B) {
-			defer func(l int) { laneLimit = l }(laneLimit)
-			laneLimit = lanes
-			pieces := 0
-			for i := 0; i < b.N; i++ {
-				for k, p := range prompts {
-					_, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: p, Bars: 16, Seed: uint64(i*100 + k + 1),
-						KeyBias: DefaultKeyBias, Candidates: DefaultCandidates})
-					if err != nil {
-						b.Fatal(err)
-					}
-					pieces++
-				}
+	for _, exact := range []bool{true, false} {
+		for _, lanes := range []int{1, MaxLanes} {
+			name := "float32"
+			if !exact {
+				name = "compact"
 			}
-			b.ReportMetric(b.Elapsed().Seconds()/float64(pieces), "s/piece")
-		})
+			if lanes > 1 {
+				name += "/lanes=max"
+			} else {
+				name += "/lanes=1"
+			}
+			b.Run(name, func(b *testing.B) {
+				m, err := loadEmbedded()
+				if err != nil {
+					b.Skip(err)
+				}
+				defer m.Close()
+				m.Exact = exact
+				defer func(l int) { laneLimit = l }(laneLimit)
+				laneLimit = lanes
+				pieces, toks := 0, 0
+				for i := 0; i < b.N; i++ {
+					for k, p := range prompts {
+						r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: p, Bars: 16, Seed: uint64(i*100 + k + 1),
+							KeyBias: DefaultKeyBias, Candidates: DefaultCandidates})
+						if err != nil {
+							b.Fatal(err)
+						}
+						pieces++
+						toks += r.Sampled
+					}
+				}
+				b.ReportMetric(b.Elapsed().Seconds()/float64(pieces), "s/piece")
+				b.ReportMetric(float64(toks)/b.Elapsed().Seconds(), "tokens/s")
+			})
+		}
 	}
 }

@@ -78,6 +78,9 @@ func (m *Model) lanes(k int) []*Model {
 		}
 		ls.extra = append(ls.extra, &Model{Dir: m.Dir, Net: net, Vocab: m.Vocab, be: be, Exact: m.Exact, ck: m.ck})
 	}
+	for _, x := range ls.extra {
+		x.Exact = m.Exact // as the model decodes now
+	}
 	return append(out, ls.extra[:min(len(ls.extra), k-1)]...)
 }
 

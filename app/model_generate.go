@@ -275,7 +275,8 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	if maxTok <= 0 {
 		maxTok = min(max(1024, a.Bars*200), 32768)
 	}
-	s := m.newSampler()
+	s, release := m.newSampler()
+	defer release()
 	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed,
 		EOS: int(v.EOS), Constraint: form, Force: form.Force, Adjust: c.Adjust,
 		Refill: func(hist []uint16) []uint16 { return condition.RefillBars(v, hist, s.W/2, a.Bars) }}

@@ -187,4 +187,7 @@ func init() {
 }
 
 // deviceFlagHelp is the help of every --device flag.
+// exactFlagHelp is --exact of generate and eval-model (app.Model.Exact).
+const exactFlagHelp = "on the CPU, step in float32 instead of the compact decoding (int8 weights, half-precision cache: about 3× faster; docs/MODEL.md)"
+
 const deviceFlagHelp = "compute device: cpu, cuda, or auto (CUDA when it opens, else the CPU); the GPU path is " + app.GPUVerification

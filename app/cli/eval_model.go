@@ -48,6 +48,7 @@ func init() {
 		temp := fs.Float64("temperature", app.DefaultTemperature, "sampling temperature")
 		topP := fs.Float64("top-p", app.DefaultTopP, "nucleus sampling mass")
 		jsonOut := fs.Bool("json", false, "print a JSON object")
+		exact := fs.Bool("exact", false, exactFlagHelp)
 		pieces := fs.Bool("pieces", false, "include every piece (a table in text, the pieces in JSON)")
 		save := fs.String("save", "", "also write the whole report, every piece included, as JSON to this file")
 		pos, err := ParseInterleaved(fs, args)
@@ -78,6 +79,9 @@ func init() {
 			defer m.Close()
 		} else if m, err = app.DefaultModel(); err != nil {
 			return err
+		}
+		if *exact {
+			m.Exact = true
 		}
 		switch *corpusDir {
 		case "":

@@ -43,6 +43,7 @@ func init() {
 		topP := fs.Float64("top-p", 0.95, "nucleus sampling mass (1: off)")
 		jsonOut := fs.Bool("json", false, "print a JSON object")
 		dev := fs.String("device", "cpu", deviceFlagHelp)
+		exact := fs.Bool("exact", false, exactFlagHelp)
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -61,6 +62,9 @@ func init() {
 			return fmt.Errorf("generate: %w", err)
 		}
 		defer m.Close()
+		if *exact {
+			m.Exact = true
+		}
 		g, choice, err := m.OnDevice(*dev)
 		if err != nil {
 			return fmt.Errorf("generate: %w", err)

@@ -48,6 +48,7 @@ type promptFlags struct {
 	device          *string
 	form            *string
 	cont, regen     *string
+	exact           *bool
 }
 
 func definePromptFlags(fs *flag.FlagSet) promptFlags {
@@ -69,6 +70,7 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		form:       fs.String("form", "auto", "form: auto (by genre and length), none, AABA, ABAB, AABB or verse-chorus"),
 		cont:       fs.String("continue", "", "continue this MIDI file by --bars bars (default 8); the original is kept as it is"),
 		regen:      fs.String("regenerate", "", "re-sample bars A-B of the MIDI file given as the argument, keeping the rest"),
+		exact:      fs.Bool("exact", false, exactFlagHelp),
 	}
 }
 
@@ -148,6 +150,9 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 		defer m.Close()
 	} else if m, err = app.DefaultModel(); err != nil {
 		return fmt.Errorf("generate: %w", err)
+	}
+	if *f.exact {
+		m.Exact = true
 	}
 	if g, _, err := m.OnDevice(*f.device); err != nil { // --device (app/device.go)
 		return fmt.Errorf("generate: %w", err)

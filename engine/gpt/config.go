@@ -6,7 +6,13 @@
 // backward per layer in the manner of llm.c, safetensors and config.json I/O,
 // and sampling with a KV cache.
 //
-// It runs on any nn.Backend and is pure Go. It must never import app/, ui/,
+// It runs on any nn.Backend and is pure Go, but for the compact sampler
+// (compact.go: Compact, NewCompactSampler), which steps on the host with
+// int8 weights and a half-precision cache through engine/nn/cpu's kernels
+// (cgo, like the CPU backend itself). The reason for the one import: a
+// decoding step of the small preset is bound by memory traffic, and reading
+// a quarter of the bytes made the prompt path about 3× faster on the CPU
+// (docs/BENCHMARKS.md, "Compact decoding"). It must never import app/, ui/,
 // storage/, or engine/token (the token grammar reaches sampling through the
 // Constraint interface).
 package gpt

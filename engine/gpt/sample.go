@@ -103,6 +103,10 @@ func (m *Model) NewSampler(window int) *Sampler {
 		toks: make([]int32, window), logits: make([]float32, V), mask: make([]bool, V), idx: make([]int32, V), keys: make([]uint64, V), prob: make([]float64, V)}
 }
 
+// Compact reports whether the sampler steps with compact weights
+// (NewCompactSampler).
+func (s *Sampler) Compact() bool { return s.compact != nil }
+
 // Pos is the number of cached positions (the next Step writes this one).
 func (s *Sampler) Pos() int { return s.pos }
 

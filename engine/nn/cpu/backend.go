@@ -5,7 +5,9 @@
 // sized to GOMAXPROCS whose threads claim fixed parts of each kernel as they
 // get CPU time (pool.go: deterministic results, no stall when the OS
 // deschedules a worker). Causal attention skips the masked blocks. It is the
-// only package of the engine that uses cgo.
+// only package of the engine that uses cgo: OpenBLAS, and compact.c, the
+// C kernels of compact decoding (int8 weights, half-precision cache, AVX2
+// chosen at run time; compact.go).
 //
 // It must never import app/, ui/ or storage/.
 package cpu

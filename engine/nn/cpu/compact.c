@@ -10,24 +10,38 @@
 
 #include "compact.h"
 
-static int use_avx2 = -1;
+// level: 0 portable C, 1 AVX2 + FMA + F16C, 2 those and AVX-512 F + BW
+// (the int8 products 32 columns a step). -1: not yet read from the CPU.
+static int level = -1, supported = -1;
 
-static int have_avx2(void) {
-	if (use_avx2 < 0) {
+static int simd_level(void) {
+	if (supported < 0) {
 		__builtin_cpu_init();
-		use_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-			__builtin_cpu_supports("f16c");
+		int l = 0;
+		if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
+			l = 1;
+			if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
+				l = 2;
+			}
+		}
+		supported = l;
 	}
-	return use_avx2;
+	if (level < 0) {
+		level = supported;
+	}
+	return level;
 }
 
-int amt_compact_simd(int force) {
-	if (force == 0) {
-		use_avx2 = 0;
-	} else if (force > 0) {
-		use_avx2 = -1;
+static int have_avx2(void) {
+	return simd_level() >= 1;
+}
+
+int amt_compact_simd(int want) {
+	int sup = (simd_level(), supported);
+	if (want >= 0) {
+		level = want < sup ? want : sup;
 	}
-	return have_avx2();
+	return simd_level();
 }
 
 // ---- half precision, portable ----
@@ -100,10 +114,13 @@ void amt_f16_to_f32(float *dst, const uint16_t *src, int n) {
 // The products are integer: x is rounded to int16 with one scale per call
 // (xs = max|x|/16383, so a pair of int8·int16 products and 16 columns of
 // them per 32-bit lane stay far from overflow up to Q8_FLUSH columns), the
-// row's sum is exact, and y = sum·(scale·xs) + bias. Both versions compute
-// the same integers, so they give the same floats.
+// row's sum is exact, and y = sum·(scale·xs) + bias. Every version computes
+// the same integers, so they give the same floats. A 32-bit lane gathers at
+// most Q8_FLUSH/8 pair sums of |127·16383·2| < 4.2M before it is added into
+// the row's 64-bit sum, and the lanes of a register (16 at most) are summed
+// in 32 bits: 16·(512/16)·4.2M < 2^31.
 #define Q8_XMAX 16383.0f
-#define Q8_FLUSH 4096
+#define Q8_FLUSH 512
 
 // round_even rounds |v| ≤ 2^22 to the nearest integer, ties to even, in
 // float arithmetic (what cvtps2dq does in the default rounding mode).
@@ -218,13 +235,6 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
 	return _mm_cvtss_f32(a);
 }
 
-__attribute__((target("avx2"))) static inline int64_t hsum_epi32(__m256i v) {
-	__m128i a = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-	int32_t t[4];
-	_mm_storeu_si128((__m128i *)t, a);
-	return (int64_t)t[0] + t[1] + t[2] + t[3];
-}
-
 // Four rows at a time share each load of x; 16 columns a step: the int8
 // weights widened to int16 and multiplied pairwise into int32 (vpmaddwd),
 // 16 products in one instruction where the float path does 8.
@@ -245,10 +255,13 @@ __attribute__((target("avx2"))) static void q8_gemv_int_avx2(const int8_t *w, co
 				a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w2 + c))), xv));
 				a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w3 + c))), xv));
 			}
-			s[0] += hsum_epi32(a0);
-			s[1] += hsum_epi32(a1);
-			s[2] += hsum_epi32(a2);
-			s[3] += hsum_epi32(a3);
+			// four rows' lanes summed together: [a0 a1 a2 a3] in 32 bits
+			__m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+			__m128i q = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+			s[0] += _mm_extract_epi32(q, 0);
+			s[1] += _mm_extract_epi32(q, 1);
+			s[2] += _mm_extract_epi32(q, 2);
+			s[3] += _mm_extract_epi32(q, 3);
 		}
 		const int8_t *wr[4] = {w0, w1, w2, w3};
 		for (int j = 0; j < 4; j++) {
@@ -263,24 +276,80 @@ __attribute__((target("avx2"))) static void q8_gemv_int_avx2(const int8_t *w, co
 	}
 }
 
+// dot_f16 is one row's product with q over hs (a multiple of 8), in 8 lanes.
+// The AVX-512 twin: 32 columns a step.
+
+__attribute__((target("avx512f,avx512bw"))) static void q8_gemv_int_avx512(const int8_t *w, const float *scale, const int16_t *xq, float xs,
+	const float *bias, float *y, int rows, int cols) {
+	int c32 = cols & ~31;
+	int r = 0;
+	for (; r + 4 <= rows; r += 4) {
+		const int8_t *w0 = w + (size_t)r * cols, *w1 = w0 + cols, *w2 = w1 + cols, *w3 = w2 + cols;
+		int64_t s[4] = {0, 0, 0, 0};
+		for (int f = 0; f < c32; f += Q8_FLUSH) {
+			int fe = f + Q8_FLUSH < c32 ? f + Q8_FLUSH : c32;
+			__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+			for (int c = f; c < fe; c += 32) {
+				__m512i xv = _mm512_loadu_si512((const void *)(xq + c));
+				a0 = _mm512_add_epi32(a0, _mm512_madd_epi16(_mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(w0 + c))), xv));
+				a1 = _mm512_add_epi32(a1, _mm512_madd_epi16(_mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(w1 + c))), xv));
+				a2 = _mm512_add_epi32(a2, _mm512_madd_epi16(_mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(w2 + c))), xv));
+				a3 = _mm512_add_epi32(a3, _mm512_madd_epi16(_mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(w3 + c))), xv));
+			}
+			s[0] += _mm512_reduce_add_epi32(a0);
+			s[1] += _mm512_reduce_add_epi32(a1);
+			s[2] += _mm512_reduce_add_epi32(a2);
+			s[3] += _mm512_reduce_add_epi32(a3);
+		}
+		const int8_t *wr[4] = {w0, w1, w2, w3};
+		for (int j = 0; j < 4; j++) {
+			for (int c = c32; c < cols; c++) {
+				s[j] += (int32_t)wr[j][c] * xq[c];
+			}
+			y[r + j] = (float)s[j] * (scale[r + j] * xs) + (bias ? bias[r + j] : 0.0f);
+		}
+	}
+	if (r < rows) {
+		q8_gemv_int_c(w + (size_t)r * cols, scale + r, xq, xs, bias ? bias + r : 0, y + r, rows - r, cols);
+	}
+}
+
+__attribute__((target("avx2,fma,f16c"))) static inline __m256 dot_f16(const uint16_t *k, const float *q, int hs) {
+	__m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+	int c = 0;
+	for (; c + 16 <= hs; c += 16) {
+		a0 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + c))), _mm256_loadu_ps(q + c), a0);
+		a1 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + c + 8))), _mm256_loadu_ps(q + c + 8), a1);
+	}
+	if (c < hs) {
+		a0 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + c))), _mm256_loadu_ps(q + c), a0);
+	}
+	return _mm256_add_ps(a0, a1);
+}
+
+// Eight rows at a time: their eight 8-lane sums reduced together by
+// horizontal adds into one vector of eight scores.
 __attribute__((target("avx2,fma,f16c"))) static void f16_scores_avx2(const uint16_t *k, const float *q, float *s, int n, int hs,
 	float alpha) {
 	if (hs & 7) {
 		f16_scores_c(k, q, s, n, hs, alpha);
 		return;
 	}
-	for (int i = 0; i < n; i++) {
+	const __m256 va = _mm256_set1_ps(alpha);
+	int i = 0;
+	for (; i + 8 <= n; i += 8) {
 		const uint16_t *ki = k + (size_t)i * hs;
-		__m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-		int c = 0;
-		for (; c + 16 <= hs; c += 16) {
-			a0 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(ki + c))), _mm256_loadu_ps(q + c), a0);
-			a1 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(ki + c + 8))), _mm256_loadu_ps(q + c + 8), a1);
-		}
-		if (c < hs) {
-			a0 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(ki + c))), _mm256_loadu_ps(q + c), a0);
-		}
-		s[i] = hsum256(_mm256_add_ps(a0, a1)) * alpha;
+		__m256 d0 = dot_f16(ki, q, hs), d1 = dot_f16(ki + hs, q, hs), d2 = dot_f16(ki + 2 * hs, q, hs), d3 = dot_f16(ki + 3 * hs, q, hs);
+		__m256 d4 = dot_f16(ki + 4 * hs, q, hs), d5 = dot_f16(ki + 5 * hs, q, hs), d6 = dot_f16(ki + 6 * hs, q, hs), d7 = dot_f16(ki + 7 * hs, q, hs);
+		// hadd pairs: lane groups stay in their 128-bit halves
+		__m256 h01 = _mm256_hadd_ps(d0, d1), h23 = _mm256_hadd_ps(d2, d3), h45 = _mm256_hadd_ps(d4, d5), h67 = _mm256_hadd_ps(d6, d7);
+		__m256 h0123 = _mm256_hadd_ps(h01, h23), h4567 = _mm256_hadd_ps(h45, h67);
+		// low halves hold rows 0–3 / 4–7 from lanes 0–3, high halves from lanes 4–7
+		__m256 lo = _mm256_permute2f128_ps(h0123, h4567, 0x20), hi = _mm256_permute2f128_ps(h0123, h4567, 0x31);
+		_mm256_storeu_ps(s + i, _mm256_mul_ps(_mm256_add_ps(lo, hi), va));
+	}
+	for (; i < n; i++) {
+		s[i] = hsum256(dot_f16(k + (size_t)i * hs, q, hs)) * alpha;
 	}
 }
 
@@ -461,6 +530,8 @@ void amt_q8_gemv(const int8_t *w, const float *scale, const float *x, const floa
 	float xs = !xq ? 0 : (have_avx2() ? quantize_x_avx2(x, xq, cols) : quantize_x_c(x, xq, cols));
 	if (xs == 0) { // x all zero, not finite, or no memory: the float products
 		q8_gemv_float(w, scale, x, bias, y, rows, cols);
+	} else if (simd_level() >= 2) {
+		q8_gemv_int_avx512(w, scale, xq, xs, bias, y, rows, cols);
 	} else if (have_avx2()) {
 		q8_gemv_int_avx2(w, scale, xq, xs, bias, y, rows, cols);
 	} else {

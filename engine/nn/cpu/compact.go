@@ -135,16 +135,11 @@ func GeluFast(out, x []float32) {
 	C.amt_gelu((*C.float)(unsafe.Pointer(&out[0])), (*C.float)(unsafe.Pointer(&x[0])), C.int(len(x)))
 }
 
-// CompactSIMD reports whether the compact kernels use AVX2 + FMA + F16C.
-func CompactSIMD() bool { return C.amt_compact_simd(-1) != 0 }
+// CompactSIMD is the kernel level in use: 0 portable C, 1 AVX2 + FMA +
+// F16C, 2 those and AVX-512 F + BW for the int8 products.
+func CompactSIMD() int { return int(C.amt_compact_simd(-1)) }
 
-// SetCompactSIMD turns the vector kernels off (false) or back on where the
-// CPU has them (true), for the tests that hold each to the other; it
-// returns whether they are in use now. Not for concurrent use.
-func SetCompactSIMD(on bool) bool {
-	f := C.int(0)
-	if on {
-		f = 1
-	}
-	return C.amt_compact_simd(f) != 0
-}
+// SetCompactSIMD caps the kernel level (0, 1 or 2; never above what the CPU
+// has), for the tests that hold each level to the others, and returns the
+// level in use now. Not for concurrent use.
+func SetCompactSIMD(level int) int { return int(C.amt_compact_simd(C.int(max(level, 0)))) }

@@ -6,17 +6,18 @@ import (
 	"testing"
 )
 
-// bothPaths runs f with the portable kernels and, where the CPU has them,
-// with the AVX2 ones.
+// bothPaths runs f with the portable kernels and with each vector level the
+// CPU has (AVX2; AVX-512).
 func bothPaths(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	defer SetCompactSIMD(true)
-	SetCompactSIMD(false)
-	t.Run("portable", f)
-	if SetCompactSIMD(true) {
-		t.Run("avx2", f)
-	} else {
-		t.Log("no AVX2 + FMA + F16C here: vector kernels not tested")
+	defer SetCompactSIMD(2)
+	names := []string{"portable", "avx2", "avx512"}
+	for l := 0; l <= 2; l++ {
+		if SetCompactSIMD(l) != l {
+			t.Logf("no %s here: not tested", names[l])
+			break
+		}
+		t.Run(names[l], f)
 	}
 }
 
@@ -287,7 +288,7 @@ func TestAttendStepF16(t *testing.T) {
 }
 
 // TestQ8PathsAgree: the portable and vector products compute the same
-// integers, so they give the same floats, bit for bit.
+// integers at every level, so they give the same floats, bit for bit.
 func TestQ8PathsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	C, OC := 1024, 259
@@ -300,19 +301,26 @@ func TestQ8PathsAgree(t *testing.T) {
 	for i := range x {
 		x[i] = float32(rng.NormFloat64() * 3)
 	}
-	defer SetCompactSIMD(true)
-	SetCompactSIMD(false)
+	defer SetCompactSIMD(2)
+	SetCompactSIMD(0)
 	a := make([]float32, OC)
 	q.MatVec(a, x, nil)
-	if !SetCompactSIMD(true) {
-		t.Skip("no AVX2 here")
-	}
-	b := make([]float32, OC)
-	q.MatVec(b, x, nil)
-	for i := range a {
-		if a[i] != b[i] {
-			t.Fatalf("row %d: portable %g, vector %g", i, a[i], b[i])
+	levels := 0
+	for l := 1; l <= 2; l++ {
+		if SetCompactSIMD(l) != l {
+			break
 		}
+		levels++
+		b := make([]float32, OC)
+		q.MatVec(b, x, nil)
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("level %d, row %d: portable %g, vector %g", l, i, a[i], b[i])
+			}
+		}
+	}
+	if levels == 0 {
+		t.Skip("no vector kernels here")
 	}
 }
 
