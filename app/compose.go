@@ -35,8 +35,9 @@ type Model struct {
 	be    nn.Backend
 	// Exact turns compact decoding off: samplers step with the float32
 	// weights and cache instead of gpt.Compact's int8 weights and
-	// half-precision cache (about 2× slower on a CPU; docs/MODEL.md,
-	// "Compact decoding"). Models on a GPU always step in float32.
+	// half-precision cache (3× slower or more on a CPU; docs/MODEL.md,
+	// decoding item 7). Models on a GPU, and CPUs without AVX2, always step
+	// in float32.
 	Exact bool
 	ck    *compactCache // shared with the model's lanes
 
@@ -63,13 +64,14 @@ func (m *Model) compactWeights() *gpt.Compact {
 }
 
 // newSampler is a sampler with the model's training window: compact on a
-// CPU backend unless m.Exact. Call release when done with it: samplers are
+// CPU backend with AVX2 unless m.Exact. Call release when done with it: samplers are
 // kept for the next request (each holds a float32 activation set for its
 // prefills, about 90 MB for the small preset at 1,024 tokens, which took 6%
 // of a piece's time to allocate and clear anew).
 func (m *Model) newSampler() (s *gpt.Sampler, release func()) {
 	_, onCPU := m.be.(*cpu.Backend)
-	compact := onCPU && !m.Exact
+	// without AVX2 the portable kernels are slower than float32 OpenBLAS
+	compact := onCPU && !m.Exact && cpu.CompactSIMD() >= 1
 	for {
 		v := m.samplers.Get()
 		if v == nil {
