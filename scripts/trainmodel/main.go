@@ -45,6 +45,7 @@ func main() {
 	initDir := flag.String("init", "", "start from this model folder's weights (e.g. assets/model) instead of a fresh initialization: a longer run that goes on from the shipped model with a new schedule")
 	export := flag.String("export", "", "export this model folder in float16 to --to, then exit")
 	to := flag.String("to", "assets/model", "export destination")
+	startProb := flag.Float64("start-prob", -1, "share of examples that open their piece (default: condition.DefaultOptions, 0.2)")
 	keyLabels := flag.String("key-labels", "piece", "KEY labels of the examples: piece (the piece's key, as the shipped model) or window (each window's estimated key; docs/MODEL.md)")
 	flag.Parse()
 	if *export != "" {
@@ -61,6 +62,13 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	co := condition.DefaultOptions()
+	if *startProb >= 0 {
+		if *startProb+co.EndProb > 1 {
+			fmt.Fprintf(os.Stderr, "trainmodel: --start-prob %g: with the endings' %g it passes 1\n", *startProb, co.EndProb)
+			os.Exit(2)
+		}
+		co.StartProb = *startProb
+	}
 	switch *keyLabels {
 	case "window":
 		co.WindowKey = true
