@@ -66,7 +66,7 @@ func (m *Model) compactWeights() *gpt.Compact {
 // newSampler is a sampler with the model's training window: compact on a
 // CPU backend with AVX2 unless m.Exact. Call release when done with it: samplers are
 // kept for the next request (each holds a float32 activation set for its
-// prefills, about 90 MB for the small preset at 1,024 tokens, which took 6%
+// prefills, about 140 MB for the small preset at 1,024 tokens, which took 6%
 // of a piece's time to allocate and clear anew).
 func (m *Model) newSampler() (s *gpt.Sampler, release func()) {
 	_, onCPU := m.be.(*cpu.Backend)
