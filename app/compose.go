@@ -169,7 +169,11 @@ func GenerateScore(ctx context.Context, m *Model, force *token.Attributes, s Sam
 		prompt = []uint16{v.BOS}
 	default:
 		prompt = []uint16{v.BOS}
-		g.Force(*force)
+	}
+	fa, shift := m.toFrame(token.Unspecified(), s.Seed)
+	if force != nil {
+		fa, shift = m.toFrame(*force, s.Seed)
+		g.Force(fa)
 	}
 	if s.MaxTokens <= 0 {
 		s.MaxTokens = 1024
@@ -188,7 +192,7 @@ func GenerateScore(ctx context.Context, m *Model, force *token.Attributes, s Sam
 		return nil, fmt.Errorf("generate: %w", err)
 	}
 	secs := time.Since(start).Seconds()
-	all := append(append([]uint16(nil), prompt...), toks...)
+	all := moveTokens(v, append(append([]uint16(nil), prompt...), toks...), shift)
 	sc, attrs, err := v.Decode(all)
 	if err != nil {
 		return nil, fmt.Errorf("generate: decode: %w", err)

@@ -64,6 +64,14 @@ type primed struct {
 	sep    int
 	barAt  []int   // index in toks of each bar's Bar token
 	starts []int64 // the file's bar lines, one more than bars
+	shift  int     // toks were moved by −shift into the model's key frame (keyframe.go)
+}
+
+// frame moves the music into m's key frame; what the model writes after it
+// is moved back by p.shift.
+func (p *primed) frame(m *Model) {
+	p.shift = m.primeShift(p.attrs)
+	p.toks = moveTokens(m.Vocab, p.toks, -p.shift)
 }
 
 func prime(v *token.Vocab, s *midi.Score, source string) (*primed, error) {
@@ -222,6 +230,7 @@ func ContinueScore(ctx context.Context, m *Model, src *midi.Score, source string
 	if err != nil {
 		return nil, fmt.Errorf("continue: %w", err)
 	}
+	p.frame(m)
 	sampler, release := m.newSampler()
 	defer release()
 	orig := len(p.barAt)
@@ -244,7 +253,7 @@ func ContinueScore(ctx context.Context, m *Model, src *midi.Score, source string
 	if err != nil {
 		return nil, fmt.Errorf("continue: %s: %w", source, err)
 	}
-	all := append(append([]uint16(nil), w...), toks...)
+	all := moveTokens(v, append(append([]uint16(nil), w...), toks...), p.shift)
 	dec, _, err := v.Decode(all)
 	if err != nil {
 		return nil, fmt.Errorf("continue: decode: %w", err)
@@ -283,6 +292,7 @@ func RegenerateScore(ctx context.Context, m *Model, src *midi.Score, source stri
 	if err != nil {
 		return nil, fmt.Errorf("regenerate: %w", err)
 	}
+	p.frame(m)
 	orig := len(p.barAt)
 	if from < 1 || to < from || to > orig {
 		return nil, fmt.Errorf("regenerate: %s: bars %d-%d: the piece has bars 1-%d", source, from, to, orig)
@@ -349,7 +359,7 @@ func RegenerateScore(ctx context.Context, m *Model, src *midi.Score, source stri
 			best = cd
 		}
 	}
-	all := append(append([]uint16(nil), w...), best.toks...)
+	all := moveTokens(v, append(append([]uint16(nil), w...), best.toks...), p.shift)
 	dec, _, err := v.Decode(all)
 	if err != nil {
 		return nil, fmt.Errorf("regenerate: decode: %w", err)

@@ -253,8 +253,11 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	} else {
 		a = RequestAttributes(req.Prompt, v, req.Bars)
 	}
+	// The model is asked in its key frame (keyframe.go); what it writes is
+	// moved back to the request before decoding.
+	fa, shift := m.toFrame(a, req.Seed)
 	g := v.NewGrammar()
-	g.Force(a)
+	g.Force(fa)
 	c := condition.NewBars(v, g, a.Bars)
 	if a.Programs != nil {
 		c.Require(a.Programs, false) // drums come from INSTRUMENT_DRUMS, not a forced hit
@@ -283,7 +286,7 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed,
 		EOS: int(v.EOS), Constraint: form, Force: form.Force, Adjust: c.Adjust,
 		Refill: func(hist []uint16) []uint16 { return condition.RefillBars(v, hist, s.W/2, a.Bars) }}
-	opts.Mask = condition.Hooks(condition.KeyBias(v, c, a.KeyTonic, a.KeyMinor, req.KeyBias),
+	opts.Mask = condition.Hooks(condition.KeyBias(v, c, fa.KeyTonic, fa.KeyMinor, req.KeyBias),
 		condition.RhythmBias(v, c, req.RhythmBias))
 	if req.OnToken != nil {
 		n := 0
@@ -296,7 +299,7 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		return nil, fmt.Errorf("generate: %w", err)
 	}
 	secs := time.Since(start).Seconds()
-	all := append(append([]uint16(nil), prompt...), toks...)
+	all := moveTokens(v, append(append([]uint16(nil), prompt...), toks...), shift)
 	sc, dec, err := v.Decode(all)
 	if err != nil {
 		return nil, fmt.Errorf("generate: decode: %w", err)

@@ -31,6 +31,7 @@ import (
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/train/condition"
 	"github.com/amtstudio/amt/engine/train/examples"
 )
 
@@ -280,6 +281,16 @@ func TestTorchrunTrainsAModelAmtPlays(t *testing.T) {
 	defer m.Close()
 	if m.Net.Config.TrainContext != T {
 		t.Errorf("config.json: trained context %d, want %d", m.Net.Config.TrainContext, T)
+	}
+	// The key frame of the examples travels to the model (app/keyframe.go):
+	// the export records the builder's options, train.py writes
+	// amt_key_frame from them.
+	wantFrame := ""
+	if condition.DefaultOptions().TonicFrame {
+		wantFrame = gpt.KeyFrameTonic
+	}
+	if m.Net.Config.KeyFrame != wantFrame {
+		t.Errorf("config.json: key frame %q, want %q", m.Net.Config.KeyFrame, wantFrame)
 	}
 	row := make([]uint32, T+1)
 	L, err := set.Row("val", 0, row)

@@ -235,8 +235,11 @@ def load_tensors(model, cfg, tensors):
             raise KeyError("unexpected tensors %s" % sorted(extra))
 
 
-def hf_config(cfg, train_context=0):
-    """config.json as engine/gpt's WriteConfig writes it (GPT-2 keys)."""
+def hf_config(cfg, train_context=0, key_frame=""):
+    """config.json as engine/gpt's WriteConfig writes it (GPT-2 keys).
+    key_frame "tonic": the examples were moved to C major / A minor
+    (condition.Options.TonicFrame), which the app must know to move what the
+    model writes to the requested key (app/keyframe.go)."""
     c = {
         "n_layer": cfg["n_layer"], "n_head": cfg["n_head"], "n_embd": cfg["n_embd"],
         "n_positions": cfg["n_positions"], "vocab_size": cfg["vocab_size"],
@@ -245,6 +248,8 @@ def hf_config(cfg, train_context=0):
     }
     if train_context:
         c["amt_train_context"] = train_context
+    if key_frame:
+        c["amt_key_frame"] = key_frame
     c.update({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_ctx": cfg["n_positions"],
               "activation_function": "gelu_new", "tie_word_embeddings": True, "resid_pdrop": 0.0,
               "embd_pdrop": 0.0, "attn_pdrop": 0.0, "initializer_range": 0.02, "torch_dtype": "float32"})

@@ -190,11 +190,18 @@ def model_config(a, ex):
     return cfg
 
 
-def save_model(out, model, cfg, context, vocab_path):
+def key_frame(ex):
+    """The pitch frame of the examples: "tonic" when the exporter moved every
+    example to C major / A minor (conditioning TonicFrame), else ""."""
+    cond = ex.manifest.get("conditioning") or {}
+    return "tonic" if cond.get("TonicFrame") else ""
+
+
+def save_model(out, model, cfg, context, vocab_path, frame=""):
     """model.safetensors (HF names, F32), config.json, vocab.json: a folder
     amt loads as it is."""
     stfile.save(os.path.join(out, WEIGHTS), gpt2.named_tensors(model, cfg), {"format": "pt"})
-    text = json.dumps(gpt2.hf_config(cfg, context), indent=2) + "\n"
+    text = json.dumps(gpt2.hf_config(cfg, context, frame), indent=2) + "\n"
     stfile.atomic_write(os.path.join(out, CONFIG), lambda f: f.write(text.encode()))
     with open(vocab_path, "rb") as f:
         vocab = f.read()
@@ -363,7 +370,7 @@ def main(argv=None):
             if halt or (a.checkpoint_every > 0 and step % a.checkpoint_every == 0) or step == a.steps:
                 if rank0:
                     save_checkpoint(ckpt, model, opt, cfg, a, ex, step, best_val)
-                    save_model(a.out, model, cfg, T, ex.vocab_path)
+                    save_model(a.out, model, cfg, T, ex.vocab_path, key_frame(ex))
                 d.barrier()
             if halt:
                 say("train: stopped at step %d of %d with a checkpoint; --resume continues" % (step, a.steps))

@@ -43,7 +43,17 @@ type Config struct {
 	// were never trained. Stored under our own key, which transformers keeps
 	// as an attribute and otherwise ignores.
 	TrainContext int `json:"amt_train_context,omitempty"`
+	// KeyFrame is the frame of the pitches the model writes: "" (absolute:
+	// KEY names tonic and mode, bodies are in any key) or KeyFrameTonic.
+	// The package does nothing with it; the app reads it to transpose
+	// requests and results (app/keyframe.go).
+	KeyFrame string `json:"amt_key_frame,omitempty"`
 }
+
+// KeyFrameTonic: the model was trained on bodies transposed to C major or A
+// minor, so KEY names the mode only (KEY_C or KEY_Am) and the caller moves
+// the music to the requested tonic.
+const KeyFrameTonic = "tonic"
 
 // ErrBadConfig marks an invalid configuration.
 var ErrBadConfig = errors.New("gpt: bad config")
@@ -119,6 +129,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: layer_norm_epsilon %g outside (0, 1]", ErrBadConfig, c.LayerNormEps)
 	case c.TrainContext < 0 || c.TrainContext > c.NPositions:
 		return fmt.Errorf("%w: amt_train_context %d outside 0 to n_positions %d", ErrBadConfig, c.TrainContext, c.NPositions)
+	case c.KeyFrame != "" && c.KeyFrame != KeyFrameTonic:
+		return fmt.Errorf("%w: amt_key_frame %q: want \"\" or %q", ErrBadConfig, c.KeyFrame, KeyFrameTonic)
 	}
 	if p := c.NumParams(); p > MaxParams {
 		return fmt.Errorf("%w: %d parameters (%d layers, width %d, vocabulary %d, %d positions): more than the limit of %d",

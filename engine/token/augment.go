@@ -84,6 +84,41 @@ func (v *Vocab) Transpose(dst, toks []uint16, semitones int) ([]uint16, error) {
 	return dst, nil
 }
 
+// TransposeFold is Transpose for music that must be moved whatever its
+// range (a model that writes in one key frame, app/keyframe.go): a pitch
+// that would leave 0–127 moves by octaves back into range, keeping its
+// pitch class. It returns the sequence and how many pitches were folded.
+func (v *Vocab) TransposeFold(dst, toks []uint16, semitones int) ([]uint16, int) {
+	folded := 0
+	drums := false
+	for _, t := range toks {
+		k, x := v.Kind(t)
+		switch k {
+		case KindKeyAttr:
+			tonic := ((x%12+semitones)%12 + 12) % 12
+			t = v.tok(KindKeyAttr, KeyIndex(tonic, x >= 12))
+		case KindProgram:
+			drums = x == DrumProgram
+		case KindPitch:
+			if !drums {
+				p := x + semitones
+				if p < 0 || p > 127 {
+					folded++
+					for p < 0 {
+						p += 12
+					}
+					for p > 127 {
+						p -= 12
+					}
+				}
+				t = v.tok(KindPitch, p)
+			}
+		}
+		dst = append(dst, t)
+	}
+	return dst, folded
+}
+
 // PitchRange returns the lowest and highest pitched (non-drum) note of a
 // sequence, or ok false when it has none; transpositions in
 // [-lo, 127-hi] succeed.

@@ -59,6 +59,46 @@ func TestTranspose(t *testing.T) {
 	}
 }
 
+// TransposeFold agrees with Transpose where that succeeds, and past the
+// range moves only the pitches that would leave it, by octaves (60…72 up
+// by 60: 120…127 stay, 128…132 fold to 116…120).
+func TestTransposeFold(t *testing.T) {
+	v := DefaultVocab()
+	s := handScore()
+	toks, _ := v.Encode(s, measured(v, s, 0))
+	want, _ := v.Transpose(nil, toks, -7)
+	if got, n := v.TransposeFold(nil, toks, -7); n != 0 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("in range: %d folded\n got %v\nwant %v", n, v.Names(got), v.Names(want))
+	}
+	got, n := v.TransposeFold(nil, toks, 60)
+	d, a, err := v.Decode(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.KeyTonic != 0 || a.KeyMinor { // C moved by five octaves
+		t.Fatalf("key %d minor %v", a.KeyTonic, a.KeyMinor)
+	}
+	folded := 0
+	for i, nt := range d.Tracks[0].Notes {
+		p := int(s.Tracks[0].Notes[i].Pitch) + 60
+		if p > 127 {
+			p -= 12
+			folded++
+		}
+		if int(nt.Pitch) != p {
+			t.Fatalf("note %d: pitch %d, want %d", i, nt.Pitch, p)
+		}
+	}
+	if folded == 0 || n != folded {
+		t.Fatalf("%d folded, %d by hand", n, folded)
+	}
+	for _, tr := range d.Tracks {
+		if tr.IsDrum && tr.Notes[0].Pitch != 36 {
+			t.Fatalf("drum moved to %d", tr.Notes[0].Pitch)
+		}
+	}
+}
+
 func TestScaleTempoAndRevoice(t *testing.T) {
 	v := DefaultVocab()
 	s := handScore()

@@ -19,6 +19,7 @@ import (
 	"sort"
 
 	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/token"
 )
@@ -83,6 +84,20 @@ func main() {
 			toks = toks[:window]
 		}
 		_, x := v.Kind(toks[key])
+		if m.Net.Config.KeyFrame == gpt.KeyFrameTonic {
+			// A tonic-frame model reads music moved to C major or A minor
+			// (app/keyframe.go): move the piece there first.
+			ft := 0
+			if x >= 12 {
+				ft = 9
+			}
+			sh := ((x%12-ft)%12 + 12) % 12
+			if sh > 5 {
+				sh -= 12
+			}
+			toks, _ = v.TransposeFold(nil, toks, -sh)
+			_, x = v.Kind(toks[key])
+		}
 		used++
 		for si, sh := range shifts {
 			seq := append([]uint16(nil), toks...)

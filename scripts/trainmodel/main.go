@@ -47,6 +47,7 @@ func main() {
 	to := flag.String("to", "assets/model", "export destination")
 	startProb := flag.Float64("start-prob", -1, "share of examples that open their piece (default: condition.DefaultOptions, 0.2)")
 	keyLabels := flag.String("key-labels", "piece", "KEY labels of the examples: piece (the piece's key, as the shipped model) or window (each window's estimated key; docs/MODEL.md)")
+	keyFrame := flag.String("key-frame", "absolute", "pitch frame of the examples: absolute (every key, KEY names tonic and mode) or tonic (every window moved to C major or A minor, KEY names the mode; condition.Options.TonicFrame)")
 	flag.Parse()
 	if *export != "" {
 		if err := exportModel(*export, *to); err != nil {
@@ -76,6 +77,14 @@ func main() {
 		co.WindowKey = false
 	default:
 		fmt.Fprintf(os.Stderr, "trainmodel: --key-labels %q: want window or piece\n", *keyLabels)
+		os.Exit(2)
+	}
+	switch *keyFrame {
+	case "tonic":
+		co.TonicFrame = true
+	case "absolute":
+	default:
+		fmt.Fprintf(os.Stderr, "trainmodel: --key-frame %q: want absolute or tonic\n", *keyFrame)
 		os.Exit(2)
 	}
 	if err := run(ctx, *data, *out, *preset, *initDir, co, train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen,
@@ -111,6 +120,11 @@ func run(ctx context.Context, data, out, preset, initDir string, co condition.Op
 			return err
 		}
 		m.Init(o.Seed)
+	}
+	if co.TonicFrame {
+		m.Config.KeyFrame = gpt.KeyFrameTonic
+	} else {
+		m.Config.KeyFrame = ""
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err

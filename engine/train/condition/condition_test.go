@@ -792,3 +792,55 @@ func TestWindowKeyLabels(t *testing.T) {
 		t.Fatalf("a window under WindowKeyNotes labelled %d minor %v, piece key %v", a.KeyTonic, a.KeyMinor, pk)
 	}
 }
+
+// Under TonicFrame every window is moved so that its own key (window
+// labels) becomes C major or A minor and is labelled so: the decoded
+// example estimates the key it is labelled with, and moving it back by the
+// shift gives the part of the piece it came from (C major or A♭ major
+// here).
+func TestTonicFrame(t *testing.T) {
+	v := token.DefaultVocab()
+	s := modulating(16)
+	piece, _, err := v.AppendEncodeMeasured(nil, s, midi.Analyze(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.DropProb, o.DropAllProb, o.TempoProb, o.RevoiceProb = 0, 0, 0, 0
+	o.WindowKey, o.TonicFrame = true, true
+	b := New(v, o)
+	rng := rand.New(rand.NewPCG(7, 8))
+	shifts := map[int]bool{}
+	judged := 0
+	for i := 0; i < 200; i++ {
+		ex, info, err := b.example(piece, rng, 160)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := attrs(t, v, ex)
+		if !info.framed || !(a.KeyTonic == 0 && !a.KeyMinor || a.KeyTonic == 9 && a.KeyMinor) {
+			t.Fatalf("window at bar %d (shift %d, framed %v) labelled %d minor %v, want C major or A minor", info.bar, info.shift, info.framed, a.KeyTonic, a.KeyMinor)
+		}
+		if info.shift < -11 || info.shift > 11 {
+			t.Fatalf("shift %d", info.shift)
+		}
+		dec := mustDecode(t, v, ex)
+		if len(dec.Tracks[0].Notes) < 16 {
+			continue // labelled by the piece's key
+		}
+		judged++
+		if k := midi.EstimateKey(dec); k.Tonic != a.KeyTonic || k.Minor != a.KeyMinor {
+			t.Fatalf("window at bar %d framed by %d estimates %v, labelled %d minor %v", info.bar, info.shift, k, a.KeyTonic, a.KeyMinor)
+		}
+		shifts[info.shift] = true
+		switch orig := (12 - info.shift%12) % 12; {
+		case info.bar+3 < 16 && info.bar > 0 && orig != 0:
+			t.Fatalf("window at bar %d of the C major half moved by %d", info.bar, info.shift)
+		case info.bar >= 16 && orig != 8:
+			t.Fatalf("window at bar %d of the A♭ major half moved by %d", info.bar, info.shift)
+		}
+	}
+	if len(shifts) < 2 || judged < 100 {
+		t.Fatalf("shifts %v over %d windows: both halves should be seen", shifts, judged)
+	}
+}
