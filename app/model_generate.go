@@ -67,16 +67,16 @@ const (
 	// with a stronger push in the first and the last bar
 	// (condition.KeyBias; its weights' doc has the figures of each step).
 	// DefaultCandidates is how many pieces it samples at most to find one
-	// that meets every requested attribute (PromptRequest.Candidates). On
-	// the 140-prompt suite with the retrained model (docs/MODEL.md,
-	// 2026-11-25/26): the model alone keeps the requested key in 7.9% of
-	// pieces; bias 1 with 4 candidates and no opening or cadence in 62%;
-	// bias 0.75 with the opening and the cadence in the share MODEL.md
-	// gives, within the ±10% pitch-class entropy floor. Six candidates
-	// since compact decoding made each one about 4× cheaper (2026-11-26):
-	// on the suite CK 75.7% → 85.0%, drums in bars 0.958 → 0.982, 0.98 →
-	// 1.27 s for 16 bars on average on the loaded 2-core VM (floor 1.5 s).
-	DefaultKeyBias    = 0.75
+	// that meets every requested attribute (PromptRequest.Candidates).
+	// 0.2 since the key-frame model (docs/MODEL.md, 2026-11-26, fourth
+	// session), which keeps the requested key by itself in 46% of the
+	// suite's pieces: on the suite with 6 candidates, bias 0 gave CK 78.6%
+	// at pitch-class entropy −5.0% against the corpora, 0.2 CK 80.7% at
+	// −7.9%, 0.3 82.1% at −10.1% and 0.75 93.6% at −13.4% (floor ±10%): the
+	// push toward the tonic triad thins the pitch classes. (The absolute
+	// model before it kept the key by itself in 9% and needed 0.75.) Six
+	// candidates since compact decoding made each one about 4× cheaper.
+	DefaultKeyBias    = 0.2
 	DefaultCandidates = 6
 	// DefaultRhythmBias pulls each bar's onsets toward the previous bar's
 	// (condition.RhythmBias). Off: on the suite (docs/MODEL.md, 2026-11-26)

@@ -10,12 +10,14 @@
 #   AMT_MODEL_WORK  scratch folder (default /tmp/amt-model)
 #   ARRANGE_JOBS    mma processes for the arranged corpus (default 2)
 #   STEPS BATCH CONTEXT PRESET  first run's shape (default 3000, 4, 1024, small)
-#   STEPS2          steps of an optional second run (default 0: none)
-# The default model is one run of STEPS from a fresh initialization with the
-# piece's key as KEY label. STEPS2 > 0 adds the run tried on 2026-11-26
-# (docs/MODEL.md, Training): STEPS2 more from its weights with each window's
-# own key, new examples (seed 2), the same validation pieces (split seed 1)
-# and a new schedule (peak LR 6e-4); it was not shipped.
+#   STEPS2          steps of the second run (default 1200; 0: none)
+# The default model is two runs. The first, STEPS from a fresh
+# initialization, learns in every key with the piece's key as KEY label. The
+# second, STEPS2 more from its weights, moves every example to C major or A
+# minor by its window's own key (the tonic frame, condition.Options.TonicFrame,
+# docs/MODEL.md "Key frame"), with new examples (seed 4), the same validation
+# pieces (split seed 1) and a new schedule (peak LR 6e-4, 30 warm-up steps);
+# the app moves what the model writes to the requested key (app/keyframe.go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -25,7 +27,7 @@ STEPS=${STEPS:-3000}
 BATCH=${BATCH:-4}
 CONTEXT=${CONTEXT:-1024}
 PRESET=${PRESET:-small}
-STEPS2=${STEPS2:-0}
+STEPS2=${STEPS2:-1200}
 mkdir -p "$WORK"
 $GO build -o bin/amt .
 $GO build -o "$WORK/trainmodel" ./scripts/trainmodel
@@ -47,8 +49,8 @@ bin/amt datasets --project model --home "$WORK/home" --export "$WORK/data/arrang
 final="$WORK/run"
 if [ "$STEPS2" -gt 0 ]; then
   "$WORK/trainmodel" --data "$WORK/data" --out "$WORK/run2" --init "$WORK/run" --steps "$STEPS2" \
-    --batch "$BATCH" --context "$CONTEXT" --lr 6e-4 --seed 2 --split-seed 1 --warmup 100 --val-every 100 \
-    --checkpoint-every 100 --key-labels window
+    --batch "$BATCH" --context "$CONTEXT" --lr 6e-4 --seed 4 --split-seed 1 --warmup 30 --val-every 100 \
+    --checkpoint-every 100 --key-labels window --key-frame tonic
   final="$WORK/run2"
 fi
 "$WORK/trainmodel" --export "$final" --to assets/model

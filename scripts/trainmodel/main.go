@@ -83,6 +83,7 @@ func main() {
 	case "tonic":
 		co.TonicFrame = true
 	case "absolute":
+		co.TonicFrame = false
 	default:
 		fmt.Fprintf(os.Stderr, "trainmodel: --key-frame %q: want absolute or tonic\n", *keyFrame)
 		os.Exit(2)

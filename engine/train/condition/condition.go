@@ -91,11 +91,15 @@ type Options struct {
 	RichWeight float64
 }
 
-// DefaultOptions are the settings the default model was trained with.
+// DefaultOptions are the settings of the default model's second run
+// (scripts/make_model.sh): every example in the tonic frame, labelled by
+// its window's own key. Its first run (every key, the piece's key as
+// label) is these with TonicFrame and WindowKey false; TransposeProb is
+// that run's.
 func DefaultOptions() Options {
 	return Options{StartProb: 0.2, EndProb: 0.15, TransposeProb: 0.9, TempoProb: 0.6, TempoMin: 0.5, TempoMax: 2,
 		RevoiceProb: 0.6, RevoicePart: 0.5, SplitProb: 0.7, DropProb: 0.3, DropAllProb: 0.05, RichWeight: 1,
-		WindowKeyNotes: 16}
+		WindowKey: true, WindowKeyNotes: 16, TonicFrame: true}
 }
 
 // Builder makes conditioned examples; it implements train.Examples.
