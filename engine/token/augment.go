@@ -60,7 +60,24 @@ func (v *Vocab) DropAttributes(dst, toks []uint16, drop AttrSet) []uint16 {
 // Transpose shifts every pitched note (not drums) and the KEY by semitones.
 // It fails with ErrOutOfRange when a pitch would leave 0–127.
 func (v *Vocab) Transpose(dst, toks []uint16, semitones int) ([]uint16, error) {
+	out, _, err := v.transpose(dst, toks, semitones, false)
+	return out, err
+}
+
+// TransposeFold is Transpose for music that must be moved whatever its
+// range (a model that writes in one key frame, app/keyframe.go): a pitch
+// that would leave 0–127 moves by octaves back into range, keeping its
+// pitch class. It returns the sequence and how many pitches were folded.
+func (v *Vocab) TransposeFold(dst, toks []uint16, semitones int) ([]uint16, int) {
+	out, folded, _ := v.transpose(dst, toks, semitones, true)
+	return out, folded
+}
+
+// transpose is Transpose (fold false: a pitch leaving 0–127 is an error) and
+// TransposeFold (fold true: it moves by octaves back into range).
+func (v *Vocab) transpose(dst, toks []uint16, semitones int, fold bool) ([]uint16, int, error) {
 	n := len(dst)
+	folded := 0
 	drums := false
 	for i, t := range toks {
 		k, x := v.Kind(t)
@@ -74,35 +91,9 @@ func (v *Vocab) Transpose(dst, toks []uint16, semitones int) ([]uint16, error) {
 			if !drums {
 				p := x + semitones
 				if p < 0 || p > 127 {
-					return dst[:n], fmt.Errorf("token: transpose by %d: pitch %d at index %d: %w", semitones, x, i, ErrOutOfRange)
-				}
-				t = v.tok(KindPitch, p)
-			}
-		}
-		dst = append(dst, t)
-	}
-	return dst, nil
-}
-
-// TransposeFold is Transpose for music that must be moved whatever its
-// range (a model that writes in one key frame, app/keyframe.go): a pitch
-// that would leave 0–127 moves by octaves back into range, keeping its
-// pitch class. It returns the sequence and how many pitches were folded.
-func (v *Vocab) TransposeFold(dst, toks []uint16, semitones int) ([]uint16, int) {
-	folded := 0
-	drums := false
-	for _, t := range toks {
-		k, x := v.Kind(t)
-		switch k {
-		case KindKeyAttr:
-			tonic := ((x%12+semitones)%12 + 12) % 12
-			t = v.tok(KindKeyAttr, KeyIndex(tonic, x >= 12))
-		case KindProgram:
-			drums = x == DrumProgram
-		case KindPitch:
-			if !drums {
-				p := x + semitones
-				if p < 0 || p > 127 {
+					if !fold {
+						return dst[:n], 0, fmt.Errorf("token: transpose by %d: pitch %d at index %d: %w", semitones, x, i, ErrOutOfRange)
+					}
 					folded++
 					for p < 0 {
 						p += 12
@@ -116,7 +107,7 @@ func (v *Vocab) TransposeFold(dst, toks []uint16, semitones int) ([]uint16, int)
 		}
 		dst = append(dst, t)
 	}
-	return dst, folded
+	return dst, folded, nil
 }
 
 // PitchRange returns the lowest and highest pitched (non-drum) note of a
