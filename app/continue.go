@@ -98,6 +98,13 @@ func prime(v *token.Vocab, s *midi.Score, source string) (*primed, error) {
 	if len(p.starts) < len(p.barAt)+1 {
 		return nil, fmt.Errorf("%s: the meter map gives %d bar lines for %d bars", source, len(p.starts), len(p.barAt))
 	}
+	// A file that ends exactly on a bar line encodes an empty bar there,
+	// which is not a bar of the file: a 16-bar piece continued by 4 would
+	// come back with 21.
+	for n := len(p.barAt); n > 1 && p.starts[n-1] >= s.EndTick && s.EndTick > 0; n-- {
+		p.toks = p.toks[:p.barAt[n-1]]
+		p.barAt = p.barAt[:n-1]
+	}
 	return p, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/token"
 )
 
 // userPiece is a 4/4 piece of n bars at 480 ticks a beat (not the
@@ -152,4 +153,59 @@ func randomModel(t *testing.T, seed uint64) (*Model, string) {
 	}
 	t.Cleanup(m.Close)
 	return m, dir
+}
+
+func bars(v *token.Vocab, toks []uint16) int {
+	n := 0
+	for _, t := range toks {
+		if t == v.Bar {
+			n++
+		}
+	}
+	return n
+}
+
+// A piece whose last note sounds to its final bar line (as every generated
+// piece clipped to its bars does) encodes an empty bar at that line; it is
+// not a bar of the file: 4 bars continued by 3 are 7, and regeneration
+// counts 4.
+func TestContinueAfterANoteToTheBarLine(t *testing.T) {
+	m, _ := randomModel(t, 3)
+	v := m.Vocab
+	var src *midi.Score
+	// A long last note whose duration the vocabulary's coarse bins round up
+	// past the bar line (a generated piece clipped to its bars has such
+	// notes): the encoding then has a fifth, empty bar.
+	for d := int64(1920); d < 7000 && src == nil; d += 40 {
+		s := userPiece(4)
+		last := &s.Tracks[0].Notes[len(s.Tracks[0].Notes)-1]
+		last.Tick, last.Dur = s.EndTick-d, d
+		toks, _, err := v.AppendEncodeMeasured(nil, s, midi.Analyze(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := slices.Index(toks, v.EOS) - slices.Index(toks, v.SEP); n > 0 && bars(v, toks) == 5 {
+			src = s
+		}
+	}
+	if src == nil {
+		t.Skip("no duration tried rounds past the bar line with this vocabulary")
+	}
+	p, err := prime(v, src, "full.mid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.barAt) != 4 {
+		t.Fatalf("%d bars primed, want 4", len(p.barAt))
+	}
+	r, err := ContinueScore(context.Background(), m, src, "full.mid", 3, SampleSettings{Temperature: 1, Seed: 5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requested.Bars != 7 || r.Score.EndTick > 7*1920 {
+		t.Fatalf("4 bars + 3: %d bars, end tick %d (want 7 bars, at most %d)", r.Requested.Bars, r.Score.EndTick, 7*1920)
+	}
+	if _, err := RegenerateScore(context.Background(), m, src, "full.mid", 5, 5, SampleSettings{Temperature: 1, Seed: 5}, 1, nil); err == nil || !strings.Contains(err.Error(), "bars 1-4") {
+		t.Fatalf("regenerating bar 5 of 4: %v", err)
+	}
 }
