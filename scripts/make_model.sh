@@ -31,7 +31,7 @@ STEPS2=${STEPS2:-1200}
 mkdir -p "$WORK"
 $GO build -o bin/amt .
 $GO build -o "$WORK/trainmodel" ./scripts/trainmodel
-rm -rf "$WORK/home" "$WORK/data" "$WORK/run" "$WORK/run2"
+rm -rf "$WORK/home" "$WORK/data" "$WORK/run" "$WORK/run-f16" "$WORK/run2"
 # The arranged corpus needs mma (Debian package mma).
 command -v mma >/dev/null 2>&1 || scripts/setup.sh --model
 $GO run ./scripts/arrange --data "$DATA" --out "$WORK/arranged" --jobs "${ARRANGE_JOBS:-2}"
@@ -48,7 +48,9 @@ bin/amt datasets --project model --home "$WORK/home" --export "$WORK/data/arrang
   --batch "$BATCH" --context "$CONTEXT" --warmup 100 --val-every 100 --checkpoint-every 100 --key-labels piece
 final="$WORK/run"
 if [ "$STEPS2" -gt 0 ]; then
-  "$WORK/trainmodel" --data "$WORK/data" --out "$WORK/run2" --init "$WORK/run" --steps "$STEPS2" \
+  # from the first run's float16 export, as the shipped model was
+  "$WORK/trainmodel" --export "$WORK/run" --to "$WORK/run-f16"
+  "$WORK/trainmodel" --data "$WORK/data" --out "$WORK/run2" --init "$WORK/run-f16" --steps "$STEPS2" \
     --batch "$BATCH" --context "$CONTEXT" --lr 6e-4 --seed 4 --split-seed 1 --warmup 30 --val-every 100 \
     --checkpoint-every 100 --key-labels window --key-frame tonic
   final="$WORK/run2"
