@@ -41,9 +41,9 @@ type PromptRequest struct {
 	// Candidates is how many pieces to sample at most (0 or 1: one); the
 	// one that meets the most requested attributes (eval.Adhere) is kept,
 	// the earliest on a tie, and sampling stops at the first that meets
-	// them all. Candidate i samples with seed Seed + i·0x9E3779B97F4A7C15,
-	// so the first is the single-sample piece and the result still depends
-	// only on the request. Candidates are sampled side by side on the
+	// them all. Candidate i samples with seed Seed + i·0x9E3779B97F4A7C15
+	// and key bias KeyBias·(1 + i/2) (candidateRequest), so the first is the
+	// single-sample piece and the result still depends only on the request. Candidates are sampled side by side on the
 	// machine's cores (lanes.go); the result is the same as one by one.
 	Candidates int
 	// Form is the form of the piece (condition.Forms; "" or "auto": by
@@ -192,8 +192,7 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 		for len(free) > 0 && next < stop {
 			i, lane := next, free[len(free)-1]
 			free = free[:len(free)-1]
-			r := req
-			r.Seed = req.Seed + uint64(i)*0x9E3779B97F4A7C15
+			r := candidateRequest(req, i)
 			if req.OnToken != nil {
 				r.OnToken = func(int) {
 					progress.Lock()
@@ -242,6 +241,21 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	}
 	best.Seconds, best.Sampled = time.Since(start).Seconds(), tokens
 	return best, nil
+}
+
+// candidateRequest is candidate i of req: seed Seed + i·0x9E3779B97F4A7C15
+// and a key bias that grows with i, KeyBias·(1 + i/2) (0.2, 0.3, … 0.7 at
+// the default), so the first candidates are the model's own with a light
+// push, and a request it keeps missing (mostly writing the relative key) is
+// pushed harder only in the later ones. On the suite (docs/MODEL.md,
+// 2026-11-26, fourth session), against one bias for all: CK 80.7% → 87.1%,
+// pitch-class entropy −7.9% → −8.3%, last-bar pile-up 4.3% → 2.1%, 7% fewer
+// tokens sampled. KeyBias 0 (the model alone) stays 0.
+func candidateRequest(req PromptRequest, i int) PromptRequest {
+	r := req
+	r.Seed = req.Seed + uint64(i)*0x9E3779B97F4A7C15
+	r.KeyBias = req.KeyBias * (1 + float32(i)/2)
+	return r
 }
 
 // generateOne samples one piece for GenerateFromPrompt.
