@@ -34,6 +34,20 @@ type Prompt struct {
 	// that could not be used: out of range, unknown, or two different ones
 	// for one attribute (prompt_check.go). The attribute is then unset.
 	Problems []string `json:"problems,omitempty"`
+	// Words are the words understood beyond the attributes: moods,
+	// dynamics, scenes and styles, ensembles, tempo words and limits, and
+	// words read as known ones (meaning.go); Resolve draws what they imply.
+	Words []Word `json:"words,omitempty"`
+	// Ensemble is an ensemble the prompt names ("string quartet"); its
+	// instruments are in Attrs.Programs.
+	Ensemble string `json:"ensemble,omitempty"`
+	// Dynamics is a level the prompt names ("soft" → "p", "fortissimo").
+	Dynamics string `json:"dynamics,omitempty"`
+	// Unused are the words that were not understood (function words and
+	// the words for "music" aside), in the prompt's order.
+	Unused []string `json:"unused,omitempty"`
+
+	drumPhrase string // the words that asked for drums or none
 }
 
 // tempoTerms map tempo words to a bpm in the range TempoWord names.
@@ -130,21 +144,27 @@ var instrumentSynonyms = map[string][]int{
 	"steel drums": {114}, "steel drum": {114}, "steelpan": {114}, "woodblock": {115}, "taiko": {116},
 	"erhu": {110}, "guzheng": {107}, "pipa": {105}, "mandolin": {105}, "ukulele": {24}, "lute": {24},
 	"woodwinds": {73, 68, 71}, "woodwind": {73, 68, 71}, "winds": {73, 68, 71}, "reeds": {65, 71},
-	"string quartet": {40, 41, 42}, "string trio": {40, 41, 42}, "piano trio": {0, 40, 42},
-	"piano quartet": {0, 40, 41, 42}, "piano quintet": {0, 40, 41, 42}, "brass quintet": {56, 57, 58, 60},
-	"brass band": {56, 57, 58, 60}, "wind quintet": {68, 70, 71, 73, 60}, "woodwind quintet": {68, 70, 71, 73, 60},
-	"orchestra": {40, 41, 42, 43, 47, 56, 60, 68, 71, 73}, "full orchestra": {40, 41, 42, 43, 47, 56, 60, 68, 71, 73},
-	"symphony orchestra": {40, 41, 42, 43, 47, 56, 60, 68, 71, 73}, "chamber orchestra": {40, 41, 42, 68, 73},
-	"jazz trio": {0, 32}, "jazz combo": {0, 32, 65}, "big band": {0, 32, 56, 57, 65, 66},
-	"rock band": {30, 33}, "power trio": {30, 33}, "string band": {105, 40, 32},
+	"string band": {105, 40, 32},
+	// Ensembles a user names ("string quartet", "big band") come from the
+	// lexicon's named ensembles (lexicon.go).
 }
+
+// guitarTimbres are words before "guitar" that choose its program.
+var guitarTimbres = map[string]int{
+	"fuzzy": 30, "fuzz": 30, "fuzzed": 30, "distorted": 30, "distortion": 30, "heavy": 30, "shredding": 30,
+	"screaming": 30, "metal": 30, "grungy": 30, "dirty": 29, "gritty": 29, "crunchy": 29, "crunch": 29,
+	"overdriven": 29, "overdrive": 29, "driven": 29, "raunchy": 29, "saturated": 29, "rock": 29, "bluesy": 29,
+	"clean": 27, "chiming": 27, "jangly": 27, "jangling": 27, "funky": 27, "twangy": 27, "twang": 27, "surf": 27,
+	"jazzy": 26, "jazz": 26, "hollow": 26, "mellow": 26, "muted": 28, "palm": 28, "chicken": 28,
+	"nylon": 24, "classical": 24, "spanish": 24, "flamenco": 24, "steel": 25, "folk": 25, "strummed": 25,
+}
+
+func isGuitar(ps []int) bool { return len(ps) == 1 && ps[0] >= 24 && ps[0] <= 31 }
 
 // drumTerms ask for drums; some also name programs.
 var drumTerms = map[string][]int{
 	"drums": nil, "drum": nil, "drum kit": nil, "drumkit": nil, "drum set": nil, "percussion": nil,
 	"beat": nil, "beats": nil, "drum machine": nil, "drum beat": nil, "groove": nil, "backbeat": nil,
-	"jazz trio": {0, 32}, "jazz combo": {0, 32, 65}, "big band": {0, 32, 56, 57, 65, 66},
-	"rock band": {30, 33}, "power trio": {30, 33},
 }
 
 var instrumentTerms = func() []instrumentTerm {
@@ -163,6 +183,11 @@ var instrumentTerms = func() []instrumentTerm {
 	}
 	for phrase, progs := range instrumentSynonyms {
 		addTerm(phrase, progs, false)
+	}
+	for phrase, lp := range lex.phrases {
+		if e := lex.ensembles[lp.name]; lp.kind == "ens" && e != nil && e.named {
+			addTerm(phrase, e.options[0], e.drums > 0)
+		}
 	}
 	for p, name := range gmNames {
 		addTerm(name, []int{p}, false)
@@ -325,15 +350,43 @@ func ParsePrompt(prompt string) Prompt {
 	words := numbersToDigits(strings.Fields(norm))
 	norm = " " + strings.Join(words, " ") + " "
 	consumed := make([]bool, len(words))
+	// usedBy says what each word was used for ("" not yet): what is left
+	// goes to readMeaning, and what it cannot read is Unused.
+	usedBy := make([]string, len(words))
+	offs := make([]int, len(words))
+	for i, o := 0, 1; i < len(words); i++ {
+		offs[i] = o
+		o += len(words[i]) + 1
+	}
+	markSpan := func(loc []int, kind string) {
+		if loc == nil {
+			return
+		}
+		for i, o := range offs {
+			if o < loc[1] && o+len(words[i]) > loc[0] && usedBy[i] == "" {
+				usedBy[i] = kind
+			}
+		}
+	}
+	markAll := func(re *regexp.Regexp, kind string) {
+		for _, loc := range re.FindAllStringIndex(norm, -1) {
+			markSpan(loc, kind)
+		}
+	}
 
 	// Tempo: a number beats words.
 	if m := reBPM.FindStringSubmatch(norm); m != nil {
 		p.Attrs.TempoBPM, _ = strconv.ParseFloat(m[1], 64)
 	} else if m := reTempoNum.FindStringSubmatch(norm); m != nil {
 		p.Attrs.TempoBPM, _ = strconv.ParseFloat(m[1], 64)
-	} else if bpm, ok := matchTempoWord(words); ok {
+	} else if bpm, i, n, ok := matchTempoWord(words); ok {
 		p.Attrs.TempoBPM = bpm
+		for k := i; k < i+n; k++ {
+			usedBy[k] = "tempo"
+		}
 	}
+	markAll(reBPM, "tempo")
+	markAll(reTempoNum, "tempo")
 
 	// Meter: numbers beat dance words.
 	if m := reMeter.FindStringSubmatch(norm); m != nil {
@@ -342,15 +395,30 @@ func ParsePrompt(prompt string) Prompt {
 	} else if m := reMeterSp.FindStringSubmatch(norm); m != nil {
 		p.Attrs.MeterNum, _ = strconv.Atoi(m[1])
 		p.Attrs.MeterDen, _ = strconv.Atoi(m[2])
-	} else if mt, ok := matchMeterWord(words); ok {
+	} else if mt, i, n, ok := matchMeterWord(words); ok {
 		p.Attrs.MeterNum, p.Attrs.MeterDen = mt[0], mt[1]
+		for k := i; k < i+n; k++ {
+			usedBy[k] = "meter"
+		}
 	}
+	markAll(reMeter, "meter")
+	markAll(reMeterSp, "meter")
 	if p.Attrs.MeterNum <= 0 || p.Attrs.MeterNum > 32 {
 		p.Attrs.MeterNum, p.Attrs.MeterDen = 0, 0
 	}
 
 	// Key.
 	p.parseKey(prompt, norm)
+	if p.Attrs.KeyTonic >= 0 || p.Mode != "" {
+		for i, w := range words {
+			if usedBy[i] == "" && reKeyWord.MatchString(w) {
+				usedBy[i] = "key"
+			}
+		}
+	}
+	for _, re := range []*regexp.Regexp{reBars, reMinutes, reSeconds, reMinHalf, reHalfMin, reClock} {
+		markAll(re, "length")
+	}
 
 	// Length.
 	if m := reBars.FindStringSubmatch(norm); m != nil {
@@ -400,18 +468,38 @@ func ParsePrompt(prompt string) Prompt {
 			}
 			for k := range term.words {
 				consumed[i+k] = true
+				usedBy[i+k] = "instrument"
+				if term.drums {
+					usedBy[i+k] = "drums"
+				}
 			}
 			neg := i > 0 && (words[i-1] == "no" || words[i-1] == "without" || words[i-1] == "not" ||
 				(i > 1 && words[i-2] == "no" && (words[i-1] == "real" || words[i-1] == "live")))
+			if neg {
+				for k := i - 1; k >= 0 && k >= i-2 && usedBy[k] == "" && (negators[words[k]] || words[k] == "real" || words[k] == "live"); k-- {
+					usedBy[k] = "negation"
+				}
+			}
 			phrase := strings.Join(term.words, " ")
 			if term.drums {
 				v := !neg
 				p.Attrs.Drums = &v
+				p.drumPhrase = phrase
 			}
 			if neg {
 				continue
 			}
-			for _, pr := range term.programs {
+			tprogs := term.programs
+			// A guitar said with its sound: "fuzzy guitars", "distorted
+			// guitar", "crunchy guitar" (the GM names cover only some).
+			if i > 0 && isGuitar(tprogs) {
+				if pr, ok := guitarTimbres[words[i-1]]; ok && usedBy[i-1] == "" {
+					tprogs = []int{pr}
+					usedBy[i-1] = "instrument"
+					phrase = words[i-1] + " " + phrase
+				}
+			}
+			for _, pr := range tprogs {
 				progs[pr] = true
 			}
 			if len(term.programs) > 0 && indexOf(p.Instruments, phrase) < 0 {
@@ -456,15 +544,37 @@ func ParsePrompt(prompt string) Prompt {
 		return len(p.Genres[i]) > len(p.Genres[j])
 	})
 	p.Attrs.Genre = PromptGenre(p.Genres)
+	for _, g := range p.Genres {
+		for _, loc := range regexp.MustCompile(`\b`+regexp.QuoteMeta(g)+`\b`).FindAllStringIndex(norm, -1) {
+			markSpan(loc, "genre")
+		}
+	}
 	switch {
 	case hasWord(words, "sparse", "minimal", "minimalist", "simple", "few notes", "spacious"):
 		p.Density = "sparse"
 	case hasWord(words, "dense", "busy", "complex", "intricate", "virtuosic", "many notes"):
 		p.Density = "dense"
 	}
+	for i, w := range words {
+		switch w {
+		case "sparse", "minimal", "minimalist", "simple", "spacious", "dense", "busy", "complex", "intricate", "virtuosic":
+			if usedBy[i] == "" {
+				usedBy[i] = "density"
+			}
+		case "drumless", "unaccompanied", "cappella", "acapella":
+			if p.Attrs.Drums != nil && usedBy[i] == "" {
+				usedBy[i] = "drums"
+			}
+		}
+	}
+	p.readMeaning(words, usedBy)
 	p.checkNumbers(norm)
 	return p
 }
+
+// reKeyWord matches the words of a key: a letter with an accidental or
+// "m" ("f#m", "eb", "am"); mode words are stop words.
+var reKeyWord = regexp.MustCompile(`^[a-g](#|b)?m?$|^(dorian|mixolydian|aeolian|ionian|lydian|phrygian|locrian)$`)
 
 // parseKey finds a key: an explicit mode ("A minor", "Bb major"), an
 // accidental word ("E flat"), a short symbol in the original text ("F#m",
@@ -554,30 +664,33 @@ func hasWord(words []string, any ...string) bool {
 	return false
 }
 
-// matchTempoWord finds the longest tempo phrase in words.
-func matchTempoWord(words []string) (float64, bool) {
+// matchTempoWord finds the longest tempo phrase in words: its bpm, where
+// it starts and how many words it has.
+func matchTempoWord(words []string) (float64, int, int, bool) {
 	for n := 3; n >= 1; n-- {
 		for i := 0; i+n <= len(words); i++ {
 			if bpm, ok := tempoTerms[strings.Join(words[i:i+n], " ")]; ok {
-				// "not too fast", "not slow": a negated word is no request.
-				if i > 0 && (words[i-1] == "not" || words[i-1] == "too") {
+				// "not too fast", "not slow": a negated word is no request
+				// (readMeaning reads it as a limit).
+				if i > 0 && (words[i-1] == "not" || words[i-1] == "too") || negatedAt(words, i) {
 					continue
 				}
-				return bpm, true
+				return bpm, i, n, true
 			}
 		}
 	}
-	return 0, false
+	return 0, 0, 0, false
 }
 
-// matchMeterWord finds the longest meter phrase in words.
-func matchMeterWord(words []string) ([2]int, bool) {
+// matchMeterWord finds the longest meter phrase in words, where it starts
+// and how many words it has.
+func matchMeterWord(words []string) ([2]int, int, int, bool) {
 	for n := 4; n >= 1; n-- {
 		for i := 0; i+n <= len(words); i++ {
 			if mt, ok := meterTerms[strings.Join(words[i:i+n], " ")]; ok {
-				return mt, true
+				return mt, i, n, true
 			}
 		}
 	}
-	return [2]int{}, false
+	return [2]int{}, 0, 0, false
 }

@@ -55,7 +55,9 @@ func TestParsePrompt(t *testing.T) {
 		{"a 90 second lullaby", want{secs: 90, bars: 45, genres: []string{"lullaby"}}},
 		{"two minutes of ambient synth pads, no drums", want{secs: 120, bars: 60, progs: []int{89}, drums: "no", genres: []string{"ambient"}}},
 		{"epic orchestral music at 120 bpm", want{bpm: 120, moods: []string{"epic"}, genres: []string{"orchestral"}}},
-		{"full orchestra, triumphant, in C major", want{key: "C major", progs: []int{40, 41, 42, 43, 47, 56, 60, 68, 71, 73}, moods: []string{"triumphant"}}},
+		// A named ensemble is its first set in the lexicon: strings, horn,
+		// flute and timpani (ten programs could not all be heard in 16 bars).
+		{"full orchestra, triumphant, in C major", want{key: "C major", progs: []int{47, 48, 60, 73}, moods: []string{"triumphant"}}},
 		{"rock song with distorted guitar, bass and drums", want{progs: []int{30, 33}, drums: "yes", genres: []string{"rock"}}},
 		{"solo cello in D minor, very slow", want{bpm: 50, key: "D minor", progs: []int{42}}},
 		{"presto in G", want{bpm: 184, key: "G major"}},
