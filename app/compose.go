@@ -213,6 +213,10 @@ type ComposeRequest struct {
 	ModelDir string
 	// Form is the piece's form (Forms; "" : auto, by genre and length).
 	Form string
+	// Choices replace the mood, ensemble or dynamics the prompt's words
+	// imply (the screen's chips); unset attributes in Attrs are filled from
+	// the words for the seed (Understand).
+	Choices Choices
 	// SampleSettings: MaxTokens 0 is enough for the bars, Temperature 0 is
 	// greedy, TopP 0 is DefaultTopP.
 	SampleSettings
@@ -313,7 +317,7 @@ func composeOne(ctx context.Context, req ComposeRequest) (*Model, *PromptResult,
 		return nil, nil, err
 	}
 	preq := PromptRequest{Prompt: req.Prompt, Attrs: req.Attrs, Seed: req.Seed, Temperature: req.Temperature,
-		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias, RhythmBias: DefaultRhythmBias, Candidates: DefaultCandidates, Form: req.Form}
+		TopK: req.TopK, TopP: req.TopP, MaxTokens: req.MaxTokens, KeyBias: DefaultKeyBias, RhythmBias: DefaultRhythmBias, Candidates: DefaultCandidates, Form: req.Form, Choices: req.Choices}
 	if preq.Temperature == 0 {
 		preq.Temperature = 1e-9 // greedy, as amt generate --temperature 0
 	}

@@ -53,6 +53,9 @@ type PromptRequest struct {
 	// OnToken (may be nil) sees the count of tokens sampled so far (over
 	// all candidates).
 	OnToken func(n int)
+	// Choices replace the mood, ensemble or dynamics the prompt's words
+	// imply (the Compose screen's chips; understand.go).
+	Choices text.Choices
 }
 
 // Forms are the form names a request may give.
@@ -101,6 +104,9 @@ type PromptResult struct {
 	Seconds   float64 // wall time of the request: every candidate sampled, decoded and judged (side by side, lanes.go)
 	Form      condition.Plan
 	Restated  int // tokens restated by the form
+	// Understood is what the prompt was read as: explicit and implied
+	// attributes with their sources, the words not used (understand.go).
+	Understood *Understanding
 }
 
 // MeasuredAttributes are the attributes as measured from the generated
@@ -168,6 +174,12 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	if err := checkPromptRequest(req); err != nil { // app/limits.go
 		return nil, err
 	}
+	// The request, read once for the seed: the candidates share what the
+	// words imply (understand.go).
+	u := Understand(UnderstandRequest{Prompt: req.Prompt, Seed: req.Seed, Bars: req.Bars, Attrs: req.Attrs, Choices: req.Choices}, m.Vocab)
+	fa := u.Attrs
+	req.Attrs = &fa
+	req.Seed = u.SampleSeed
 	n := max(req.Candidates, 1)
 	lanes := m.lanes(n)
 	var progress sync.Mutex
@@ -239,6 +251,16 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 			break
 		}
 	}
+	// Dynamics reach the notes by shaping the velocities the model wrote
+	// (text.ShapeVelocities keeps their accents; meaning.go says why not
+	// an attribute).
+	if u.Velocity > 0 {
+		text.ShapeVelocities(best.Score, u.Velocity)
+		if err := best.measure(); err != nil {
+			return nil, fmt.Errorf("generate: %w", err)
+		}
+	}
+	best.Understood = &u
 	best.Seconds, best.Sampled = time.Since(start).Seconds(), tokens
 	return best, nil
 }

@@ -63,15 +63,24 @@ type composeScreen struct {
 	e    *env
 	root fyne.CanvasObject
 
-	prompt                          *widget.Entry
-	generate, gen4                  *widget.Button
-	openB                           *widget.Button
-	tempo, bars                     *widget.Entry
-	instruments                     *widget.Entry // GM names (numbers accepted), comma-separated
-	instrPick                       *widget.Button
-	key, meter                      *widget.Select
-	drums                           *widget.Select
-	genre, form                     *widget.Select
+	prompt                   *widget.Entry
+	generate, gen4           *widget.Button
+	openB                    *widget.Button
+	tempo, bars              *widget.Entry
+	instruments              *widget.Entry // GM names (numbers accepted), comma-separated
+	instrPick                *widget.Button
+	key, meter               *widget.Select
+	drums                    *widget.Select
+	genre, form              *widget.Select
+	mood, ensemble, dynamics *widget.Select // what the words imply (app.Choices)
+	understood               *widget.RichText
+	// understanding is the prompt as last read (app.Understand) and
+	// resolved the text each chip was given then: a chip still showing it
+	// holds what the words imply, and is left for the request's seed to
+	// draw; one the user changed is sent as the user's.
+	understanding                   app.Understanding
+	resolved                        map[string]string
+	settingChips                    bool
 	length, temperature, topP, seed *widget.Entry
 	model                           *widget.Select
 	modelDirs                       map[string]string
@@ -118,7 +127,7 @@ type composeScreen struct {
 }
 
 func newComposeScreen(e *env) *composeScreen {
-	c := &composeScreen{e: e, modelDirs: map[string]string{}}
+	c := &composeScreen{e: e, modelDirs: map[string]string{}, resolved: map[string]string{}}
 	c.pb = &playback{e: e, soundFont: func() string { return c.soundFont() }, onChange: func(on bool) {
 		if on {
 			c.play.SetText("Stop")
@@ -158,6 +167,11 @@ func newComposeScreen(e *env) *composeScreen {
 	c.drums = widget.NewSelect([]string{anyChoice, "yes", "no"}, nil)
 	c.bars = widget.NewEntry()
 	c.bars.SetPlaceHolder(anyChoice)
+	c.mood = widget.NewSelect(append([]string{anyChoice}, app.Moods()...), func(string) { c.choiceChanged() })
+	c.ensemble = widget.NewSelect(append([]string{anyChoice}, app.Ensembles()...), func(string) { c.choiceChanged() })
+	c.dynamics = widget.NewSelect(append([]string{anyChoice}, app.DynamicsLevels()...), func(string) { c.choiceChanged() })
+	c.understood = widget.NewRichText()
+	c.understood.Wrapping = fyne.TextWrapWord
 	c.setChips(token.Unspecified())
 
 	c.length = widget.NewEntry()
@@ -168,6 +182,7 @@ func newComposeScreen(e *env) *composeScreen {
 	c.topP.SetText(strconv.FormatFloat(app.DefaultTopP, 'g', -1, 64))
 	c.seed = widget.NewEntry()
 	c.seed.SetText("1")
+	c.seed.OnChanged = func(string) { c.choiceChanged() } // implied values are drawn for the seed
 	dice := widget.NewButtonWithIcon("", theme.ViewRefreshIcon(), func() { c.seed.SetText(strconv.FormatUint(rand.Uint64()%1_000_000, 10)) })
 	c.model = widget.NewSelect(nil, c.modelChosen)
 	c.noModel = widget.NewLabel("")
@@ -222,7 +237,8 @@ func newComposeScreen(e *env) *composeScreen {
 	chips := container.NewGridWithColumns(4,
 		chip("Tempo", c.tempo), chip("Key", c.key), chip("Meter", c.meter), chip("Genre", c.genre),
 		chip("Instruments", container.NewBorder(nil, nil, nil, c.instrPick, c.instruments)), chip("Drums", c.drums),
-		chip("Bars", c.bars), chip("Form", c.form))
+		chip("Bars", c.bars), chip("Form", c.form),
+		chip("Mood", c.mood), chip("Ensemble", c.ensemble), chip("Dynamics", c.dynamics))
 	settings := container.NewGridWithColumns(5,
 		chip("Length", c.length), chip("Temperature", c.temperature), chip("Top-p", c.topP),
 		chip("Seed", container.NewBorder(nil, nil, nil, dice, c.seed)), chip("Model", c.model))
@@ -233,7 +249,7 @@ func newComposeScreen(e *env) *composeScreen {
 	c.top = container.NewVBox(
 		container.NewBorder(nil, nil, c.openB, container.NewHBox(c.generate, c.gen4), c.prompt),
 		widget.NewLabel("Understood from the prompt (edit to change):"),
-		chips, settings, c.noModel,
+		chips, c.understood, settings, c.noModel,
 		c.progressRow,
 		c.variations.box,
 	)
@@ -270,60 +286,209 @@ func (c *composeScreen) soundFont() string {
 	return s.SoundFont
 }
 
-// promptAttributes are the attributes the prompt path forces for text
-// (what `amt generate "PROMPT"` forces).
-func promptAttributes(text string) token.Attributes { return app.ChipAttributes(text) }
+// seedValue is the seed field's value (0 when it does not parse).
+func (c *composeScreen) seedValue() uint64 {
+	v, _ := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64)
+	return v
+}
 
-// promptChanged shows what the prompt asks for in the chips.
+// promptChanged shows what the prompt asks for and implies in the chips
+// (the user's choices of mood, ensemble and dynamics start over).
 func (c *composeScreen) promptChanged(text string) {
-	c.setChips(promptAttributes(text))
+	c.understanding = app.Understand(app.UnderstandRequest{Prompt: text, Seed: c.seedValue()}, nil)
+	c.resolved = map[string]string{}
+	c.setChips(c.understanding.Attrs)
+	c.setChoiceChips(c.understanding)
+	c.showUnderstood()
+}
+
+// choiceChanged reads the prompt again with the chips the user changed
+// (mood, ensemble, dynamics, seed, or an attribute) and refreshes the
+// chips that still show what the words imply.
+func (c *composeScreen) choiceChanged() {
+	if c.settingChips || c.resolved == nil || c.tempo == nil || c.understood == nil {
+		return
+	}
+	given, err := c.chipAttributes()
+	if err != nil {
+		return
+	}
+	u := app.Understand(app.UnderstandRequest{Prompt: c.prompt.Text, Seed: c.seedValue(), Attrs: &given, Choices: c.choices()}, nil)
+	old := c.resolved
+	c.understanding = u
+	c.settingChips = true
+	c.setChipsWhere(u.Attrs, func(chip, text string) bool { return text == old[chip] })
+	c.settingChips = false
+	c.setChoiceChipsWhere(u, func(chip, text string) bool { return text == old[chip] })
+	c.showUnderstood()
 }
 
 func (c *composeScreen) setChips(a token.Attributes) {
+	c.settingChips = true
+	defer func() { c.settingChips = false }()
+	c.setChipsWhere(a, func(string, string) bool { return true })
+}
+
+// setChipsWhere sets each attribute chip that ok allows (given the chip's
+// name and its current text) to a's value and remembers it as resolved.
+func (c *composeScreen) setChipsWhere(a token.Attributes, ok func(chip, text string) bool) {
+	entry := func(name string, e *widget.Entry, v string) {
+		if ok(name, e.Text) {
+			e.SetText(v)
+			c.resolved[name] = v
+		}
+	}
+	sel := func(name string, s *widget.Select, v string) {
+		if ok(name, s.Selected) {
+			s.SetSelected(v)
+			c.resolved[name] = v
+		}
+	}
+	t := ""
 	if a.TempoBPM > 0 {
-		c.tempo.SetText(tempoText(a.TempoBPM))
-	} else {
-		c.tempo.SetText("")
+		t = tempoText(a.TempoBPM)
 	}
+	entry("tempo", c.tempo, t)
+	k := anyChoice
 	if a.KeyTonic >= 0 {
-		c.key.SetSelected(midi.Key{Tonic: a.KeyTonic, Minor: a.KeyMinor}.String())
-	} else {
-		c.key.SetSelected(anyChoice)
+		k = midi.Key{Tonic: a.KeyTonic, Minor: a.KeyMinor}.String()
 	}
+	sel("key", c.key, k)
 	m := anyChoice
 	if a.MeterNum > 0 && a.MeterDen > 0 {
 		m = fmt.Sprintf("%d/%d", a.MeterNum, a.MeterDen)
 	}
-	c.meter.SetSelected(m)
+	sel("meter", c.meter, m)
+	g := anyChoice
 	if a.Genre != "" {
-		c.genre.SetSelected(a.Genre)
-	} else {
-		c.genre.SetSelected(anyChoice)
+		g = a.Genre
 	}
-	c.instruments.SetText(programNames(a.Programs))
-	switch {
-	case a.Drums == nil:
-		c.drums.SetSelected(anyChoice)
-	case *a.Drums:
-		c.drums.SetSelected("yes")
-	default:
-		c.drums.SetSelected("no")
+	sel("genre", c.genre, g)
+	entry("instruments", c.instruments, programNames(a.Programs))
+	d := anyChoice
+	if a.Drums != nil {
+		d = map[bool]string{true: "yes", false: "no"}[*a.Drums]
 	}
+	sel("drums", c.drums, d)
+	b := ""
 	if a.Bars > 0 {
-		c.bars.SetText(strconv.Itoa(a.Bars))
-	} else {
-		c.bars.SetText("")
+		b = strconv.Itoa(a.Bars)
+	}
+	entry("bars", c.bars, b)
+}
+
+// setChoiceChips shows the mood, ensemble and dynamics the words imply.
+func (c *composeScreen) setChoiceChips(u app.Understanding) {
+	c.setChoiceChipsWhere(u, func(string, string) bool { return true })
+}
+
+func (c *composeScreen) setChoiceChipsWhere(u app.Understanding, ok func(chip, text string) bool) {
+	c.settingChips = true
+	defer func() { c.settingChips = false }()
+	mood := anyChoice
+	if u.Mood != "" {
+		mood, _, _ = strings.Cut(u.Mood, ", ")
+	}
+	for _, x := range []struct {
+		name string
+		s    *widget.Select
+		v    string
+	}{{"mood", c.mood, mood}, {"ensemble", c.ensemble, orAny(u.Ensemble)}, {"dynamics", c.dynamics, orAny(u.Dynamics)}} {
+		if ok(x.name, x.s.Selected) {
+			x.s.SetSelected(x.v)
+			c.resolved[x.name] = x.v
+		}
 	}
 }
 
-// chipAttributes reads the chips back (the prompt's density and style
-// stay as the prompt says; a tempo chip showing the prompt's tempo rounded
-// keeps the prompt's exact value).
+func orAny(s string) string {
+	if s == "" {
+		return anyChoice
+	}
+	return s
+}
+
+// choices are the mood, ensemble and dynamics chips the user changed.
+func (c *composeScreen) choices() app.Choices {
+	var ch app.Choices
+	pick := func(name string, s *widget.Select) string {
+		if s.Selected == c.resolved[name] {
+			return ""
+		}
+		if s.Selected == anyChoice {
+			return "none"
+		}
+		return s.Selected
+	}
+	ch.Mood = pick("mood", c.mood)
+	ch.Ensemble = pick("ensemble", c.ensemble)
+	ch.Dynamics = pick("dynamics", c.dynamics)
+	return ch
+}
+
+// showUnderstood writes what the prompt was understood as under the
+// chips: each attribute with its source, implied ones marked, and the
+// words not used in the warning colour.
+func (c *composeScreen) showUnderstood() {
+	u := c.understanding
+	var segs []widget.RichTextSegment
+	text := func(s string, col fyne.ThemeColorName, italic bool) {
+		segs = append(segs, &widget.TextSegment{Text: s, Style: widget.RichTextStyle{Inline: true, ColorName: col,
+			TextStyle: fyne.TextStyle{Italic: italic}}})
+	}
+	n := 0
+	for _, it := range u.Items {
+		if !it.Implied && it.Range == "" && len(it.From) == 0 {
+			continue // the chips show it as the prompt said
+		}
+		if n > 0 {
+			text("  ·  ", theme.ColorNameForeground, false)
+		}
+		n++
+		col := theme.ColorNameForeground
+		if it.Implied {
+			col = theme.ColorNamePrimary
+		}
+		text(it.String(), col, it.Implied)
+	}
+	if len(u.Unused) > 0 {
+		if n > 0 {
+			text("  ·  ", theme.ColorNameForeground, false)
+		}
+		text("not used: "+strings.Join(quote(u.Unused), ", "), theme.ColorNameWarning, false)
+	}
+	if len(segs) == 0 {
+		text("Nothing implied: type what you want, e.g. “a soothing bedtime song” or “grunge with fuzzy guitars”.", theme.ColorNamePlaceHolder, true)
+	}
+	c.understood.Segments = segs
+	c.understood.Refresh()
+}
+
+func quote(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = "'" + w + "'"
+	}
+	return out
+}
+
+// implied reports whether the chip of attr still shows what the words
+// imply (the user has not changed it): it is left unset in the request,
+// for the request's seed to draw.
+func (c *composeScreen) implied(attr, chipText string) bool {
+	it, ok := c.understanding.Item(attr)
+	return ok && it.Implied && chipText == c.resolved[attr]
+}
+
+// chipAttributes reads the chips back: what the user set and what the
+// prompt names; a chip still showing an implied value is left unset (the
+// request's seed draws it, as `amt generate` does), and a tempo chip
+// showing the prompt's tempo rounded keeps the prompt's exact value.
 func (c *composeScreen) chipAttributes() (token.Attributes, error) {
-	a := promptAttributes(c.prompt.Text)
-	promptTempo := a.TempoBPM
-	a.TempoBPM, a.KeyTonic, a.KeyMinor, a.MeterNum, a.MeterDen, a.Programs, a.Drums, a.Bars, a.Genre = 0, -1, false, 0, 0, nil, nil, 0, ""
-	if t := strings.TrimSpace(c.tempo.Text); t != "" && promptTempo > 0 && t == tempoText(promptTempo) {
+	a := token.Unspecified()
+	promptTempo := c.understanding.Attrs.TempoBPM
+	if t := strings.TrimSpace(c.tempo.Text); t != "" && c.implied("tempo", c.tempo.Text) {
+	} else if t != "" && promptTempo > 0 && t == tempoText(promptTempo) {
 		a.TempoBPM = promptTempo
 	} else if t != "" {
 		v, err := strconv.ParseFloat(t, 64)
@@ -332,34 +497,38 @@ func (c *composeScreen) chipAttributes() (token.Attributes, error) {
 		}
 		a.TempoBPM = v
 	}
-	for _, minor := range []bool{false, true} {
-		for t := 0; t < 12; t++ {
-			if (midi.Key{Tonic: t, Minor: minor}).String() == c.key.Selected {
-				a.KeyTonic, a.KeyMinor = t, minor
+	if !c.implied("key", c.key.Selected) {
+		for _, minor := range []bool{false, true} {
+			for t := 0; t < 12; t++ {
+				if (midi.Key{Tonic: t, Minor: minor}).String() == c.key.Selected {
+					a.KeyTonic, a.KeyMinor = t, minor
+				}
 			}
 		}
 	}
-	if n, d, ok := strings.Cut(c.meter.Selected, "/"); ok {
+	if n, d, ok := strings.Cut(c.meter.Selected, "/"); ok && !c.implied("meter", c.meter.Selected) {
 		a.MeterNum, _ = strconv.Atoi(n)
 		a.MeterDen, _ = strconv.Atoi(d)
 	}
-	if c.genre.Selected != anyChoice {
+	if c.genre.Selected != anyChoice && !c.implied("genre", c.genre.Selected) {
 		a.Genre = c.genre.Selected
 	}
-	if strings.TrimSpace(c.instruments.Text) != "" {
+	if strings.TrimSpace(c.instruments.Text) != "" && !c.implied("instruments", c.instruments.Text) {
 		ps, err := parseInstruments(c.instruments.Text)
 		if err != nil {
 			return a, err
 		}
 		a.Programs = ps
 	}
-	switch c.drums.Selected {
-	case "yes":
-		t := true
-		a.Drums = &t
-	case "no":
-		f := false
-		a.Drums = &f
+	if !c.implied("drums", c.drums.Selected) {
+		switch c.drums.Selected {
+		case "yes":
+			t := true
+			a.Drums = &t
+		case "no":
+			f := false
+			a.Drums = &f
+		}
 	}
 	if b := strings.TrimSpace(c.bars.Text); b != "" {
 		v, err := strconv.Atoi(b)
@@ -511,7 +680,7 @@ func (c *composeScreen) request(newSeed bool) (app.ComposeRequest, error) {
 		return app.ComposeRequest{}, err
 	}
 	return app.ComposeRequest{Project: c.e.project, Prompt: c.prompt.Text, Attrs: &a, ModelDir: c.modelDirs[c.model.Selected],
-		Form: c.form.Selected, SampleSettings: ss}, nil
+		Form: c.form.Selected, Choices: c.choices(), SampleSettings: ss}, nil
 }
 
 // busy reports whether a job (generation, variations, an edit) runs.
@@ -724,7 +893,10 @@ func (c *composeScreen) openPiece(p app.PieceRow) {
 		return
 	}
 	c.prompt.SetText(p.Prompt)
+	// The stored request as it was made: every chip the user's.
+	c.understanding = app.Understanding{Attrs: p.Attrs}
 	c.setChips(p.Attrs)
+	c.showUnderstood()
 	if p.Form != "" {
 		c.form.SetSelected(p.Form)
 	}

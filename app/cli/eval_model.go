@@ -19,7 +19,7 @@ import (
 func init() {
 	c := &Command{
 		Name:    "eval-model",
-		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--reference NAME=DIR]... [--match NAME] [--model-alone] [--rolls DIR] [--save FILE.json] [--json] [--pieces]",
+		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--reference NAME=DIR]... [--match NAME] [--model-alone] [--rolls DIR] [--save FILE.json] [--json] [--pieces] [--freetext [--part dev|held-out|all] [--seeds N]]",
 		Summary: "run the prompt suite through a model (default: the embedded one): adherence, musicality against the real corpora, floors, speed",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -51,6 +51,7 @@ func init() {
 		exact := fs.Bool("exact", false, exactFlagHelp)
 		pieces := fs.Bool("pieces", false, "include every piece (a table in text, the pieces in JSON)")
 		save := fs.String("save", "", "also write the whole report, every piece included, as JSON to this file")
+		ft := defineFreeTextFlags(fs) // eval_freetext.go
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -64,12 +65,17 @@ func init() {
 		if err := app.FirstError(checkGenerate(*bars, 0, *temp, 0, *topP, max(*candidates, 1), *keyBias, *rhythmBias), app.IntIn("limit", *limit, 0, 1<<20)); err != nil {
 			return err // checkGenerate: generate.go
 		}
-		prompts, err := app.ReadSuite(*suite)
-		if err != nil {
-			return err
+		if *ft.on && *suite == app.DefaultSuite {
+			*suite = app.DefaultFreeTextSuite
 		}
-		if *limit > 0 && *limit < len(prompts) {
-			prompts = prompts[:*limit]
+		var prompts []string
+		if !*ft.on {
+			if prompts, err = app.ReadSuite(*suite); err != nil {
+				return err
+			}
+			if *limit > 0 && *limit < len(prompts) {
+				prompts = prompts[:*limit]
+			}
 		}
 		var m *app.Model
 		if *model != "" {
@@ -82,6 +88,10 @@ func init() {
 		}
 		if *exact {
 			m.Exact = true
+		}
+		if *ft.on {
+			return runFreeText(ctx, env, m, *suite, *limit, *seed, app.FreeTextOptions{KeyBias: float32(*keyBias), Candidates: *candidates,
+				Temperature: *temp, TopP: *topP, Bars: *bars}, ft, *jsonOut, *save)
 		}
 		switch *corpusDir {
 		case "":

@@ -33,6 +33,10 @@ type PromptGenerateJSON struct {
 	TokensPerSecond float64                `json:"tokens_per_second"`
 	Notes           int                    `json:"notes"`
 	Tracks          int                    `json:"tracks"`
+	// Understood is what the prompt was read as: every attribute with its
+	// value and source (implied ones drawn for the seed), mood, ensemble,
+	// dynamics, and the words not used (app.Understand).
+	Understood *app.Understanding `json:"understood,omitempty"`
 }
 
 // promptFlags are the flags of the prompt form of `amt generate`.
@@ -189,7 +193,7 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 		}
 	}
 	res := PromptGenerateJSON{Prompt: prompt, Model: m.Dir, Out: *out, WAV: *wav, Seed: *seed, Requested: r.Requested,
-		Measured: r.Measured, Adherence: r.Adherence, Tokens: r.New, Candidates: r.Tried, Form: r.Form.String(), Restated: r.Restated, Seconds: r.Seconds, Notes: r.Score.NoteCount(), Tracks: len(r.Score.Tracks)}
+		Measured: r.Measured, Adherence: r.Adherence, Tokens: r.New, Candidates: r.Tried, Form: r.Form.String(), Restated: r.Restated, Seconds: r.Seconds, Notes: r.Score.NoteCount(), Tracks: len(r.Score.Tracks), Understood: r.Understood}
 	if r.Seconds > 0 {
 		res.TokensPerSecond = float64(r.Sampled) / r.Seconds
 	}
@@ -197,6 +201,12 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
+	}
+	if r.Understood != nil && prompt != "" {
+		fmt.Fprintf(env.Stdout, "understood from the prompt (for seed %d):\n", *seed)
+		for _, l := range r.Understood.Summary() {
+			fmt.Fprintf(env.Stdout, "  %s\n", l)
+		}
 	}
 	fmt.Fprintf(env.Stdout, "wrote %s: %.0f bars, %d notes on %d tracks, %d tokens in %.2fs\n", *out, r.Measured.Bars, res.Notes, res.Tracks, res.Tokens, r.Seconds)
 	fmt.Fprintf(env.Stdout, "measured: %.0f bpm, %s, %d/%d, programs %v, drums %v\n", r.Measured.TempoBPM, r.Measured.Key,
