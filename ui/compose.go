@@ -427,8 +427,8 @@ func (c *composeScreen) choices() app.Choices {
 }
 
 // showUnderstood writes what the prompt was understood as under the
-// chips: each attribute with its source, implied ones marked, and the
-// words not used in the warning colour.
+// chips: where each implied value came from (the chips show the values),
+// in the accent colour, and the words not used in the warning colour.
 func (c *composeScreen) showUnderstood() {
 	u := c.understanding
 	var segs []widget.RichTextSegment
@@ -438,18 +438,26 @@ func (c *composeScreen) showUnderstood() {
 	}
 	n := 0
 	for _, it := range u.Items {
-		if !it.Implied && it.Range == "" && len(it.From) == 0 {
-			continue // the chips show it as the prompt said
+		if !it.Implied {
+			continue // the chips show it as the prompt said it
 		}
 		if n > 0 {
 			text("  ·  ", theme.ColorNameForeground, false)
 		}
 		n++
-		col := theme.ColorNameForeground
-		if it.Implied {
-			col = theme.ColorNamePrimary
+		what := it.Range
+		switch {
+		case it.Attr == "mood":
+			what = u.Mood
+		case it.Attr == "dynamics":
+			what = u.Dynamics + ", velocity " + it.Range
+		case it.Attr == "density":
+			level, _, _ := strings.Cut(it.Value, ",")
+			what = level + ", " + it.Range + " notes a beat"
+		case what == "":
+			what = it.Value
 		}
-		text(it.String(), col, it.Implied)
+		text(it.Attr+" "+what+" from "+strings.Join(it.From, ", "), theme.ColorNamePrimary, true)
 	}
 	if len(u.Unused) > 0 {
 		if n > 0 {
@@ -458,10 +466,18 @@ func (c *composeScreen) showUnderstood() {
 		text("not used: "+strings.Join(quote(u.Unused), ", "), theme.ColorNameWarning, false)
 	}
 	if len(segs) == 0 {
-		text("Nothing implied: type what you want, e.g. “a soothing bedtime song” or “grunge with fuzzy guitars”.", theme.ColorNamePlaceHolder, true)
+		text("Moods, scenes and styles imply the rest: try “a soothing bedtime song” or “grunge with fuzzy guitars”.", theme.ColorNamePlaceHolder, true)
 	}
 	c.understood.Segments = segs
 	c.understood.Refresh()
+	// A wrapped text learns its height from its width: lay the top out
+	// again so the rows below it move.
+	if c.top != nil {
+		c.top.Refresh()
+		if r, ok := c.root.(*fyne.Container); ok {
+			r.Refresh()
+		}
+	}
 }
 
 func quote(ws []string) []string {

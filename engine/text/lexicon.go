@@ -67,7 +67,7 @@ mood fun, enjoyable, entertaining, amusing | .8 .6 major
 mood groovy, groove, grooving, funky, funkiness, danceable | .6 .6
 mood carefree, lighthearted, light hearted, light, easygoing, breezy, relaxed and happy | .8 .35 major
 mood adventurous, adventure, adventures, daring, swashbuckling, questing | .55 .7 major
-mood determined, determination, resolute, driving, unstoppable, relentless | .2 .8
+mood determined, determination, resolute, unstoppable, relentless | .2 .8
 mood powerful, power, mighty, strong, strength, forceful, massive, huge, colossal | .25 .8 dyn=f
 mood epic, epicness, legendary, monumental, larger than life | .25 .85
 mood summery, summer, sunshine | .75 .5 major
@@ -319,7 +319,7 @@ scene carol, christmas carol, carols | tempo=80-110 drums=no ens=winter bells mo
 scene electronic, electronica, electronic music, idm | tempo=110-130 drums=yes ens=electronic set
 scene edm, big room, electro house | tempo=124-130 drums=yes ens=edm mood=euphoric dyn=f
 scene house, deep house, house music, tech house | tempo=118-126 drums=yes ens=house set
-scene techno, minimal techno | tempo=125-138 drums=yes ens=techno set mood=driving
+scene techno, minimal techno | tempo=125-138 drums=yes ens=techno set mood=determined
 scene trance, psytrance | tempo=132-140 drums=yes ens=trance set mood=euphoric
 scene dubstep, brostep | tempo=138-142 drums=yes ens=dubstep set mood=aggressive dyn=ff
 scene drum and bass, dnb, jungle, drum n bass, liquid dnb | tempo=164-178 drums=yes ens=dnb set mood=energetic
@@ -366,7 +366,7 @@ scene shop, store, item shop, shopping | mood=cheerful tempo=96-120
 scene credits, end credits, ending theme, epilogue, finale | mood=nostalgic+hopeful tempo=72-100
 scene cutscene, cut scene, trailer, montage | mood=dramatic tempo=90-130
 scene training montage, workout, work out, workouts, gym, exercise, fitness, cardio, running, jogging, morning run, run, sprint, sports, stadium, marathon, cycling, hiit | mood=energetic tempo=124-150 drums=yes dyn=f
-scene road trip, roadtrip, highway, cruising, drive, night drive, car ride | mood=upbeat tempo=100-126 drums=yes
+scene road trip, roadtrip, highway, cruising, drive, driving, night drive, car ride | mood=upbeat tempo=100-126 drums=yes
 scene city, city street, busy street, downtown, traffic, rush hour, metropolis, urban, subway | mood=energetic tempo=100-128 drums=yes
 scene cyberpunk, neon, dystopia, dystopian, futuristic city | mood=dark tempo=100-130 ens=synthwave band drums=yes
 scene space, outer space, cosmos, cosmic, galaxy, galaxies, stars, starry sky, nebula, planets, astronaut, spaceship, space station, sci fi, scifi, science fiction, alien, aliens | mood=dreamy+mysterious tempo=60-92 ens=space ambient drums=no
@@ -778,15 +778,13 @@ func Moods() []string {
 	return out
 }
 
-// Ensembles are the ensembles a user can name, sorted (the Compose
-// screen's ensemble choices): those whose name is a phrase of their own,
-// not the sets only scenes and styles imply.
+// Ensembles are the lexicon's ensembles, sorted (the Compose screen's
+// ensemble choices): those a user names ("string quartet") and the sets
+// scenes and styles imply ("lullaby set", "rock set").
 func Ensembles() []string {
-	var out []string
+	out := make([]string, 0, len(lex.ensembles))
 	for n := range lex.ensembles {
-		if p, ok := lex.phrases[n]; ok && p.kind == "ens" && !strings.HasSuffix(n, " set") {
-			out = append(out, n)
-		}
+		out = append(out, n)
 	}
 	sort.Strings(out)
 	return out

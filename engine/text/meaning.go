@@ -88,7 +88,7 @@ var stopWords = func() map[string]bool {
 		sharp flat maj min seconds second minutes minute long short length duration loop loops version
 		beat beats note notes chord chords progression progressions rhythm rhythms rhythmic harmony harmonies
 		ending end start starts begins opening intro outro verse chorus bridge suitable perfect great good nice
-		best new old real full`) {
+		best new old real full scene scenes cue cues class act jam background foreground moment setting vibe`) {
 		m[w] = true
 	}
 	return m
@@ -188,6 +188,9 @@ func (p *Prompt) readMeaning(words []string, usedBy []string) {
 				continue
 			}
 			neg := negatedAt(words, i)
+			if n > 1 {
+				p.dropCoveredGenres(phrase, lp)
+			}
 			p.understand(Word{Text: phrase, Kind: lexKind(lp.kind), Name: lp.name, Negated: neg}, usedBy[i:i+n])
 			mark(i, n, lexKind(lp.kind))
 		}
@@ -228,6 +231,36 @@ func (p *Prompt) readMeaning(words []string, usedBy []string) {
 		if w.Kind == "mood" && !w.Negated && indexOf(p.Moods, w.Text) < 0 {
 			p.Moods = append(p.Moods, w.Text)
 		}
+	}
+}
+
+// dropCoveredGenres removes the genre words inside a longer phrase that is
+// not of their genre: the "house" of "haunted house" or "house party" is no
+// house music, but the "jazz" of "jazz club" is jazz.
+func (p *Prompt) dropCoveredGenres(phrase string, lp lexPhrase) {
+	fams := map[string]bool{GenreFamily(lp.name): true}
+	switch lp.kind {
+	case "scene":
+		sc := lex.scenes[lp.name]
+		fams[GenreFamily(sc.genre)] = true
+		if sc.ens != "" {
+			fams[GenreFamily(lex.ensembles[sc.ens].genre)] = true
+		}
+	case "ens":
+		fams[GenreFamily(lex.ensembles[lp.name].genre)] = true
+	default:
+		return
+	}
+	var keep []string
+	for _, g := range p.Genres {
+		if strings.Contains(" "+phrase+" ", " "+g+" ") && g != phrase && !fams[GenreFamily(g)] {
+			continue
+		}
+		keep = append(keep, g)
+	}
+	if len(keep) != len(p.Genres) {
+		p.Genres = keep
+		p.Attrs.Genre = PromptGenre(keep)
 	}
 }
 
@@ -505,9 +538,15 @@ type source struct {
 }
 
 // arousalTempo is the tempo range a mood's arousal implies: centred on
-// 100·1.65^a bpm (61 at −1, 100 at 0, 165 at +1), ±10%.
+// 100·1.8^a bpm below 0 (56 at −1, 75 at −0.5) and 100·1.65^a above (128 at
+// +0.5, 165 at +1), ±10%: calm and sad music is slow, and slower than
+// excited music is fast.
 func arousalTempo(a float64) (float64, float64) {
-	c := 100 * math.Pow(1.65, a)
+	base := 1.65
+	if a < 0 {
+		base = 1.8
+	}
+	c := 100 * math.Pow(base, a)
 	return math.Round(c * 0.9), math.Round(c * 1.1)
 }
 
@@ -595,10 +634,12 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 			soloFrom = w.quoted()
 		}
 	}
-	for _, sc := range append(append([]*sceneDef{}, scenes...), styles...) {
+	for i, sc := range append(append([]*sceneDef{}, scenes...), styles...) {
+		// The first scene speaks loudest ("a funeral procession" is a
+		// funeral first).
 		weight := 0.7
-		if isStyle(sc.name) {
-			weight = 0.5
+		if i > 0 || isStyle(sc.name) {
+			weight = 0.45
 		}
 		for _, m := range sc.moods {
 			moods = append(moods, moodHit{lex.moods[m], weight, sceneFrom[sc]})
@@ -805,9 +846,9 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		if rng[0] == 0 && ens != nil && ens.tempo[0] > 0 {
 			rng, from = ens.tempo, []string{ensFrom}
 		}
-		if rng[0] == 0 && a.Genre != "" {
-			if t, ok := genreTempo(p.Genres, a.Genre); ok {
-				rng, from = t, []string{"genre " + a.Genre + " (corpora)"}
+		if rng[0] == 0 && p.Attrs.Genre != "" {
+			if t, ok := genreTempo(p.Genres, p.Attrs.Genre); ok {
+				rng, from = t, []string{"genre " + p.Attrs.Genre + " (corpora)"}
 			}
 		}
 		// The moods narrow a range only when they are said (a scene's own
@@ -864,8 +905,18 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		if mode == "" {
 			var major, minor float64
 			var fMaj, fMin []string
+			// Each mood votes: by its own mode, else by its valence when
+			// it leans clearly ("relaxing" is not minor).
 			for _, m := range moods {
-				switch m.def.mode {
+				mode := m.def.mode
+				switch {
+				case mode != "":
+				case m.def.v >= 0.3:
+					mode = "major"
+				case m.def.v <= -0.3:
+					mode = "minor"
+				}
+				switch mode {
 				case "major":
 					major += m.weight
 					fMaj = append(fMaj, m.from)
@@ -901,7 +952,7 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 			it := Item{Attr: "key", Value: midi.Key{Tonic: a.KeyTonic, Minor: a.KeyMinor}.String(), Range: mode + ", tonic drawn",
 				From: dedupe(from), Implied: true}
 			if p.Mode != "" {
-				it.From, it.Implied = []string{"'" + p.Mode + "'"}, false
+				it.From = []string{"'" + p.Mode + "'"} // the mode asked, the tonic drawn
 			}
 			r.Items = append(r.Items, it)
 		}

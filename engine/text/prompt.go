@@ -466,6 +466,13 @@ func ParsePrompt(prompt string) Prompt {
 			if !matchAt(words, consumed, i, term.words) {
 				continue
 			}
+			// A style named with an instrument's word is the style ("synth
+			// pop", "string band" aside): leave the words to the lexicon.
+			if n := len(term.words); i+n < len(words) {
+				if lp, ok := lex.phrases[strings.Join(words[i:i+n+1], " ")]; ok && lp.kind == "scene" {
+					continue
+				}
+			}
 			for k := range term.words {
 				consumed[i+k] = true
 				usedBy[i+k] = "instrument"
