@@ -1,0 +1,142 @@
+package app
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/amtstudio/amt/engine/token"
+)
+
+// Understand: the user's own values replace the prompt's and the rest are
+// drawn from the words for the seed; implied density reaches the
+// vocabulary's bins; prompts that mean different things sample with
+// different seeds.
+func TestUnderstand(t *testing.T) {
+	v := token.DefaultVocab()
+	u := Understand(UnderstandRequest{Prompt: "a calm and peaceful piece", Seed: 4}, v)
+	if u.Attrs.TempoBPM < 55 || u.Attrs.TempoBPM > 80 || u.Attrs.KeyMinor || u.Attrs.KeyTonic < 0 || u.Dynamics != "p" {
+		t.Errorf("calm: %+v, dynamics %q", u.Attrs, u.Dynamics)
+	}
+	// Sparse: 1.25–2.5 notes a beat → the bins of 1–2.5.
+	if u.Attrs.Density < v.DensityBin(1.25) || u.Attrs.Density > v.DensityBin(2.5) {
+		t.Errorf("density bin %d, want %d–%d", u.Attrs.Density, v.DensityBin(1.25), v.DensityBin(2.5))
+	}
+	if u.Attrs.Bars != DefaultBars || u.Velocity < 46 || u.Velocity > 58 {
+		t.Errorf("bars %d velocity %v", u.Attrs.Bars, u.Velocity)
+	}
+	// The user's tempo stays; the implied key is drawn as without it.
+	given := token.Unspecified()
+	given.TempoBPM = 140
+	g := Understand(UnderstandRequest{Prompt: "a calm and peaceful piece", Seed: 4, Attrs: &given}, v)
+	if g.Attrs.TempoBPM != 140 || g.Attrs.KeyTonic != u.Attrs.KeyTonic || g.Attrs.KeyMinor != u.Attrs.KeyMinor {
+		t.Errorf("given tempo: %+v against %+v", g.Attrs, u.Attrs)
+	}
+	// Every implied item names its words.
+	for _, it := range u.Items {
+		if it.Implied && len(it.From) == 0 {
+			t.Errorf("implied %s without a source", it.Attr)
+		}
+	}
+	// Synonymous moods ask for the same attributes, but sample apart.
+	a := Understand(UnderstandRequest{Prompt: "a sad piano piece", Seed: 9}, v)
+	b := Understand(UnderstandRequest{Prompt: "a melancholy piano piece", Seed: 9}, v)
+	c := Understand(UnderstandRequest{Prompt: "a piano piece", Seed: 9}, v)
+	if a.SampleSeed == b.SampleSeed || a.SampleSeed == c.SampleSeed || c.SampleSeed != 9 {
+		t.Errorf("sample seeds %d %d %d", a.SampleSeed, b.SampleSeed, c.SampleSeed)
+	}
+	if s := strings.Join(a.Summary(), "\n"); !strings.Contains(s, "key ") || !strings.Contains(s, "from 'sad'") {
+		t.Errorf("summary %q", s)
+	}
+	if s := Understand(UnderstandRequest{Prompt: "a sad zorbly piece"}, v).Summary(); !strings.Contains(strings.Join(s, "|"), "not used: 'zorbly'") {
+		t.Errorf("summary %q", s)
+	}
+}
+
+// Words reach the notes with the embedded model: a bedtime song is slow,
+// soft and without drums, a punk song fast, loud and with drums, and the
+// two never share a tempo.
+func TestFreeTextReachesTheNotes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates with the embedded model")
+	}
+	m := mustDefault(t)
+	for seed := uint64(1); seed <= 2; seed++ {
+		var tempos []float64
+		for _, c := range []struct {
+			prompt   string
+			tLo, tHi float64
+			vLo, vHi float64
+			drums    bool
+		}{
+			{"a soothing bedtime song", 55, 80, 40, 62, false},
+			{"a punk song", 160, 200, 100, 120, true},
+		} {
+			r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: c.prompt, Seed: seed, Bars: 4,
+				KeyBias: DefaultKeyBias, Candidates: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms := MeasureFreeText(r.Score, &r.Metrics)
+			if ms.TempoBPM < c.tLo || ms.TempoBPM > c.tHi || ms.Velocity < c.vLo || ms.Velocity > c.vHi || ms.Drums != c.drums {
+				t.Errorf("%q seed %d: %+v", c.prompt, seed, ms)
+			}
+			if r.Understood == nil || r.Understood.Velocity == 0 || math.Abs(ms.Velocity-r.Understood.Velocity) > 1 {
+				t.Errorf("%q: velocity %.1f, target %+v", c.prompt, ms.Velocity, r.Understood)
+			}
+			tempos = append(tempos, ms.TempoBPM)
+		}
+		if tempos[0] == tempos[1] {
+			t.Errorf("seed %d: one tempo %v for a lullaby and a punk song", seed, tempos[0])
+		}
+	}
+}
+
+// The free-text suite reads: at least 150 prompts, a held-out part, every
+// expectation known; expectations check measures as a listener would.
+func TestFreeTextSuite(t *testing.T) {
+	ps, err := ReadFreeText(filepath.Join("..", DefaultFreeTextSuite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := 0
+	for _, p := range ps {
+		if p.HeldOut {
+			held++
+		}
+	}
+	if len(ps) < 150 || held < 40 || held == len(ps) {
+		t.Fatalf("%d prompts, %d held out", len(ps), held)
+	}
+	m := FreeTextMeasures{TempoBPM: 72, Minor: true, Key: "A minor", Meter: "3/4", Drums: true, DrumBars: 0.95,
+		Programs: []int{0, 30}, Velocity: 50, NotesPerBeat: 3, Pitch: 62}
+	for s, want := range map[string]bool{
+		"tempo<=80": true, "tempo>=80": false, "tempo=70-75": true, "mode=minor": true, "mode=major": false,
+		"drums=yes": true, "drums=no": false, "has=piano": true, "has=strings/distorted": true, "has=40": false,
+		"no=guitar": false, "no=synth": true, "vel<=60": true, "vel>=90": false, "npb<=4": true, "pitch>=65": false,
+		"meter=3/4": true, "meter=6/8": false,
+	} {
+		e, err := ParseExpectation(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.Check(m); got != want {
+			t.Errorf("%s on %+v: %v", s, m, got)
+		}
+	}
+	m.DrumBars = 0.5 // drums in half the bars are not the drums asked
+	if e, _ := ParseExpectation("drums=yes"); e.Check(m) {
+		t.Error("drums in half the bars met drums=yes")
+	}
+	for _, bad := range []string{"tempo<=fast", "mode=dorian", "has=kazoo", "loudness>=3", "tempo=90-60", "tempo"} {
+		if _, err := ParseExpectation(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	if !slices.ContainsFunc(ps, func(p FreeTextPrompt) bool { return len(p.Prompt) > 100 }) {
+		t.Error("no caption-length prompt")
+	}
+}
