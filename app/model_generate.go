@@ -56,7 +56,14 @@ type PromptRequest struct {
 	// Choices replace the mood, ensemble or dynamics the prompt's words
 	// imply (the Compose screen's chips; understand.go).
 	Choices text.Choices
+
+	register [2]int // pitches the pitched parts are pulled into (Understand); 0 0: none
 }
+
+// RegisterBias is the logit penalty per octave outside a register the
+// words ask for (condition.RegisterBias): enough to move a line, not to
+// forbid a leap.
+const RegisterBias = 1.5
 
 // Forms are the form names a request may give.
 var Forms = condition.Forms
@@ -180,6 +187,7 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	fa := u.Attrs
 	req.Attrs = &fa
 	req.Seed = u.SampleSeed
+	req.register = u.RegisterRange
 	n := max(req.Candidates, 1)
 	lanes := m.lanes(n)
 	var progress sync.Mutex
@@ -322,8 +330,12 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed,
 		EOS: int(v.EOS), Constraint: form, Force: form.Force, Adjust: c.Adjust,
 		Refill: func(hist []uint16) []uint16 { return condition.RefillBars(v, hist, s.W/2, a.Bars) }}
+	var reg func([]float32)
+	if req.register[1] > 0 {
+		reg = condition.RegisterBias(v, c, req.register[0], req.register[1], RegisterBias, shift)
+	}
 	opts.Mask = condition.Hooks(condition.KeyBias(v, c, fa.KeyTonic, fa.KeyMinor, req.KeyBias),
-		condition.RhythmBias(v, c, req.RhythmBias))
+		condition.RhythmBias(v, c, req.RhythmBias), reg)
 	if req.OnToken != nil {
 		n := 0
 		opts.OnToken = func(uint16) error { n++; req.OnToken(n); return nil }

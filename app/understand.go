@@ -63,6 +63,11 @@ type Understanding struct {
 	// the model's velocities.
 	Dynamics string  `json:"dynamics,omitempty"`
 	Velocity float64 `json:"velocity,omitempty"`
+	// Register is "low" or "high" ("" none): the pitched parts, basses
+	// aside, are pulled into RegisterRange while sampling
+	// (condition.RegisterBias).
+	Register      string `json:"register,omitempty"`
+	RegisterRange [2]int `json:"register_range,omitempty"`
 	// Problems are the prompt's numbers that cannot be used.
 	Problems []string `json:"problems,omitempty"`
 	// SampleSeed is the seed the piece is sampled with: Seed mixed with
@@ -118,7 +123,7 @@ func Understand(req UnderstandRequest, v *token.Vocab) Understanding {
 	a = finishRequest(a, bars)
 	u := Understanding{Prompt: req.Prompt, Seed: req.Seed, Attrs: a, Items: r.Items, Unused: r.Unused, Mood: r.Mood,
 		Valence: r.Valence, Arousal: r.Arousal, Ensemble: r.Ensemble, Scenes: r.Scenes, Dynamics: r.Dynamics, Velocity: r.Velocity,
-		Problems: p.Problems, SampleSeed: req.Seed ^ r.SeedMix}
+		Problems: p.Problems, SampleSeed: req.Seed ^ r.SeedMix, Register: r.Register, RegisterRange: r.RegisterRange}
 	// The instruments as forced (mapped onto trained programs).
 	for i := range u.Items {
 		if u.Items[i].Attr == "instruments" && len(a.Programs) > 0 {

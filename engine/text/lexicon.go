@@ -12,12 +12,15 @@ import (
 // written as text, one entry a line, and read once at start-up
 // (parseLexicon); TestLexicon checks every entry.
 //
-//	mood NAME[, ALIAS…] | VALENCE AROUSAL [major|minor] [dyn=LEVEL]
+//	mood NAME[, ALIAS…] | VALENCE AROUSAL [major|minor] [dyn=LEVEL] [reg=low|high]
 //	    a mood on the valence–arousal plane (each −1…1, after Russell's
 //	    circumplex; the values are the author's reading of the word, close to
 //	    the NRC VAD lexicon's). Valence gives the mode, arousal the tempo
 //	    range, the density and the dynamics (meaning.go); a word may fix its
 //	    mode or its dynamics.
+//	reg low|high | WORD, …
+//	    a register asked: the pitched parts (basses aside) are pulled into
+//	    it (registers; a mood may carry one with reg=low|high).
 //	dyn LEVEL | WORD, …
 //	    dynamics: pp p mp mf f ff, each a target velocity range (dynLevels).
 //	tempo BPM | WORD, …
@@ -43,7 +46,7 @@ const lexiconText = `
 mood happy, happiness, happily, glad, gladness, pleased | .8 .5 major
 mood joyful, joy, joyous, joyfully, jubilant, jubilation, elated, elation, exuberant, exultant, overjoyed | .9 .65 major
 mood cheerful, cheery, cheerfully, merry, jolly, jovial, chipper, sunny | .8 .5 major
-mood bright, brightness, radiant, shiny, sparkling, sparkly, shimmering | .7 .45 major
+mood bright, brightness, radiant, shiny, sparkling, sparkly, shimmering | .7 .45 major reg=high
 mood upbeat, peppy, perky, zippy, spirited, bubbly | .7 .6 major
 mood uplifting, uplifted, inspiring, inspirational, inspired, motivational, motivating, encouraging, empowering | .8 .55 major
 mood hopeful, hope, optimistic, optimism, hopefulness | .6 .25 major
@@ -53,11 +56,11 @@ mood majestic, majesty, regal, royal, stately, noble, grandiose, dignified, cere
 mood grand | .5 .5 major
 mood proud, pride, confident, confidence, bold, boldness | .55 .55 major
 mood festive, celebratory, celebration, celebrate, celebrating, party, partying, festivities | .85 .75 major
-mood playful, playfully, playfulness, frisky, mischievous, impish, cheeky, teasing | .7 .6 major
-mood whimsical, whimsy, quirky, quirkiness, fanciful, eccentric, zany | .6 .45 major
+mood playful, playfully, playfulness, frisky, mischievous, impish, cheeky, teasing | .7 .6 major reg=high
+mood whimsical, whimsy, quirky, quirkiness, fanciful, eccentric, zany | .6 .45 major reg=high
 mood silly, goofy, funny, comic, comical, humorous, humour, humor, wacky, clownish, cartoonish | .65 .6 major
-mood cute, adorable, sweet, sweetness, charming, lovely, pretty | .75 .2 major
-mood innocent, innocence, childlike, naive, pure | .6 -.2 major
+mood cute, adorable, sweet, sweetness, charming, lovely, pretty | .75 .2 major reg=high
+mood innocent, innocence, childlike, naive, pure | .6 -.2 major reg=high
 mood bouncy, bouncing, springy, hopping, skipping | .7 .7 major
 mood lively, animated, vivacious, vibrant, sprightly, brisk | .7 .75 major
 mood energetic, energy, energized, energised, dynamic, vigorous, vigor, high energy | .5 .9
@@ -82,12 +85,12 @@ mood gentle, gently, gentleness, tender, tenderly, tenderness, soft hearted | .4
 mood mellow, mellowness, smooth, smoothly, silky, velvety, easy listening | .45 -.45
 mood chill, chilled, chilling, chilled out, chillout, chill out, cool | .4 -.45
 mood dreamy, dream, dreams, dreaming, dreamlike, dreamscape, reverie, floating, hazy | .4 -.6
-mood ethereal, heavenly, celestial, angelic, otherworldly, airy, weightless | .45 -.6
-mood magical, magic, enchanting, enchanted, mystical, fairytale, fairy tale, wondrous, wonder, awe | .45 .05
+mood ethereal, heavenly, celestial, angelic, otherworldly, airy, weightless | .45 -.6 reg=high
+mood magical, magic, enchanting, enchanted, mystical, fairytale, fairy tale, wondrous, wonder, awe | .45 .05 reg=high
 mood romantic, romance, romantically, loving, love, lovers, passion, passionate, sensual, amorous, intimate, intimacy | .6 -.15
 mood meditative, meditation, contemplative, contemplation, reflective, reflection, introspective, introspection, pensive, thoughtful, spiritual, prayerful | .15 -.65
 mood sleepy, drowsy, sleep, sleeping, slumber, dozing, lazy, languid, lethargic | .3 -.85
-mood delicate, delicately, fragile, dainty, graceful, gracefully, grace, elegant, elegance | .45 -.45
+mood delicate, delicately, fragile, dainty, graceful, gracefully, grace, elegant, elegance | .45 -.45 reg=high
 mood sacred, holy, reverent, reverence, devotional, worship | .35 -.55
 mood nostalgic, nostalgia, reminiscent, memories, memory, remembering, sentimental, sentiment, vintage feel | .1 -.4
 mood wistful, wistfully, wistfulness, longing, yearning, pining, homesick | -.25 -.4 minor
@@ -104,12 +107,12 @@ mood solemn, solemnly, solemnity, grave, serious, sober, austere | -.3 -.5 minor
 mood haunting, haunted, hauntingly, ghostly, spectral, phantom | -.4 -.3 minor
 mood emotional, emotive, emotion, moving, touching, poignant, heartrending | -.2 -.2
 mood cold, icy, frozen, chilly, wintry, bleak winter | -.35 -.35 minor
-mood brooding, broody, moody, sullen, dour, morose | -.5 -.15 minor
+mood brooding, broody, moody, sullen, dour, morose | -.5 -.15 minor reg=low
 # --- moods: negative, tense ---
-mood dark, darkness, darkly, shadowy, shadows, black, murky, nocturnal | -.6 .0 minor
-mood ominous, foreboding, dread, dreadful, looming, threatening, doom, doomed | -.65 .3 minor
-mood sinister, evil, wicked, malevolent, villain, villainous, villains, demonic, diabolical, devilish, cursed | -.75 .35 minor
-mood menacing, menace, intimidating | -.7 .5 minor
+mood dark, darkness, darkly, shadowy, shadows, black, murky, nocturnal | -.6 .0 minor reg=low
+mood ominous, foreboding, dread, dreadful, looming, threatening, doom, doomed | -.65 .3 minor reg=low
+mood sinister, evil, wicked, malevolent, villain, villainous, villains, demonic, diabolical, devilish, cursed | -.75 .35 minor reg=low
+mood menacing, menace, intimidating | -.7 .5 minor reg=low
 mood mysterious, mystery, mysteries, mystique, enigmatic, cryptic, secretive, secret, secrets, puzzling | -.25 -.1 minor
 mood eerie, eerily, uncanny, unsettling, creepy, creep, spooky, spooks, weird, strange, bizarre | -.5 .1 minor
 mood scary, scared, fear, fearful, afraid, frightening, frightened, terrifying, terror, terrified, horror, horrifying, horrific, nightmare, nightmarish, petrifying | -.8 .6 minor
@@ -122,7 +125,7 @@ mood angry, anger, angrily, rage, raging, enraged, furious, fury, wrathful, wrat
 mood aggressive, aggression, aggressively, violent, violence, brutal, brutality, vicious, harsh, abrasive, pounding, crushing | -.6 .95 minor dyn=ff
 mood rebellious, rebel, rebellion, defiant, defiance, angsty, angst | -.35 .85 minor dyn=f
 mood chaotic, chaos, frantic, frenzied, frenzy, manic, hectic, turbulent, turmoil, mayhem, madness | -.5 .95 minor
-mood heavy, heaviness, weighty, thunderous, crushing weight | -.3 .7 minor
+mood heavy, heaviness, weighty, thunderous, crushing weight | -.3 .7 minor reg=low
 mood war, warlike, martial, battle ready, militant | -.45 .85 minor dyn=ff
 
 # --- dynamics ---
@@ -132,6 +135,10 @@ dyn mp | mp, mezzo piano, moderately soft, fairly soft, rather quiet, not loud, 
 dyn mf | mf, mezzo forte, moderately loud, medium loud, medium volume, not too soft, not too quiet, not soft, not quiet, normal volume
 dyn f | f dynamics, forte, loud, loudly, louder, strong dynamics, punchy, full volume, big sound, bold dynamics, emphatic, vigorous dynamics
 dyn ff | ff, fff, fortissimo, fortississimo, very loud, very loudly, extremely loud, thunderous, booming, boom, blaring, deafening, explosive, earsplitting, ear splitting, bombastic, pounding, hammering, roaring, blasting, full blast, at full volume, thundering
+
+# --- register (explicit) ---
+reg low | low register, low pitched, low notes, deep, deep sounding, bassy, bass heavy, rumbling, subterranean, in the low register, low range
+reg high | high register, high pitched, high notes, tinkling, twinkling, twinkly, glittering, glassy, in the high register, high range, soaring
 
 # --- tempo words (explicit) ---
 tempo 24 | larghissimo
@@ -459,7 +466,13 @@ type moodDef struct {
 	v, a float64
 	mode string // "", "major", "minor"
 	dyn  string
+	reg  string // "", "low", "high"
 }
+
+// registers are the pitch ranges (MIDI, as heard) of "low" and "high":
+// below and above the middle of the keyboard, where a listener hears
+// "deep" or "bright" music.
+var registers = map[string][2]int{"low": {33, 62}, "high": {65, 98}}
 
 type ensembleDef struct {
 	name    string
@@ -552,13 +565,17 @@ func parseLexicon(src string) (*lexicon, error) {
 		}
 		body = strings.TrimSpace(body)
 		switch kind {
-		case "dyn", "tempo":
+		case "dyn", "tempo", "reg":
 			// The head names the level or bpm; the body lists the words.
 			if len(names) != 1 {
 				return nil, fmt.Errorf("lexicon line %d: %s takes one level", line, kind)
 			}
 			name := names[0]
-			if kind == "dyn" {
+			if kind == "reg" {
+				if _, ok := registers[name]; !ok {
+					return nil, fmt.Errorf("lexicon line %d: unknown register %q", line, name)
+				}
+			} else if kind == "dyn" {
 				if _, _, ok := dynRange(name); !ok {
 					return nil, fmt.Errorf("lexicon line %d: unknown dynamics %q", line, name)
 				}
@@ -598,6 +615,8 @@ func parseLexicon(src string) (*lexicon, error) {
 				switch {
 				case f == "major" || f == "minor":
 					m.mode = f
+				case f == "reg=low" || f == "reg=high":
+					m.reg = strings.TrimPrefix(f, "reg=")
 				case strings.HasPrefix(f, "dyn="):
 					m.dyn = strings.TrimPrefix(f, "dyn=")
 					if _, _, ok := dynRange(m.dyn); !ok {

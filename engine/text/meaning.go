@@ -274,6 +274,8 @@ func negText(words []string, i int) string {
 
 func lexKind(k string) string {
 	switch k {
+	case "reg":
+		return "register"
 	case "dyn":
 		return "dynamics"
 	case "ens":
@@ -510,6 +512,10 @@ type Resolution struct {
 	Scenes   []string `json:"scenes,omitempty"`
 	Items    []Item   `json:"items"`
 	Unused   []string `json:"unused,omitempty"`
+	// Register is "low" or "high" ("" none) and RegisterRange its pitches
+	// (MIDI, as heard), where the pitched parts are pulled.
+	Register      string `json:"register,omitempty"`
+	RegisterRange [2]int `json:"register_range,omitempty"`
 	// SeedMix is a hash of what the words mean (moods, scenes, ensemble,
 	// dynamics; 0 when they mean nothing): the prompt path samples with
 	// the seed mixed with it, so two prompts that mean different things
@@ -1036,19 +1042,39 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		r.Items = append(r.Items, Item{Attr: "dynamics", Value: fmt.Sprintf("%s (velocity %g)", level, r.Velocity),
 			Range: fmt.Sprintf("%g–%g", lo, hi), From: dedupe(dynFrom), Implied: implied})
 	}
+	// Register: words that ask for one, else a mood's.
+	reg, regFrom, regImplied := "", "", false
+	for _, w := range p.Words {
+		if w.Kind == "register" && !w.Negated && reg == "" {
+			reg, regFrom = w.Name, w.quoted()
+		}
+	}
+	if reg == "" {
+		for _, m := range moods {
+			if m.def.reg != "" && m.weight == 1 {
+				reg, regFrom, regImplied = m.def.reg, m.from, true
+				break
+			}
+		}
+	}
+	if reg != "" {
+		r.Register, r.RegisterRange = reg, registers[reg]
+		r.Items = append(r.Items, Item{Attr: "register", Value: reg, Range: fmt.Sprintf("pitches %d–%d", r.RegisterRange[0], r.RegisterRange[1]),
+			From: []string{regFrom}, Implied: regImplied})
+	}
 	if a.Bars > 0 {
 		r.Items = append(r.Items, Item{Attr: "length", Value: fmt.Sprintf("%d bars", a.Bars), Explicit: true})
 	}
-	if r.Mood != "" || len(r.Scenes) > 0 || r.Ensemble != "" || r.Dynamics != "" {
+	if r.Mood != "" || len(r.Scenes) > 0 || r.Ensemble != "" || r.Dynamics != "" || r.Register != "" {
 		h := fnv.New64a()
-		fmt.Fprintf(h, "%s|%s|%s|%s", r.Mood, strings.Join(r.Scenes, ","), r.Ensemble, r.Dynamics)
+		fmt.Fprintf(h, "%s|%s|%s|%s|%s", r.Mood, strings.Join(r.Scenes, ","), r.Ensemble, r.Dynamics, r.Register)
 		r.SeedMix = h.Sum64()
 	}
 	sort.SliceStable(r.Items, func(i, j int) bool { return itemOrder(r.Items[i].Attr) < itemOrder(r.Items[j].Attr) })
 	return r
 }
 
-var itemAttrs = []string{"tempo", "key", "meter", "genre", "instruments", "ensemble", "drums", "mood", "dynamics", "density", "length"}
+var itemAttrs = []string{"tempo", "key", "meter", "genre", "instruments", "ensemble", "drums", "mood", "dynamics", "density", "register", "length"}
 
 func itemOrder(attr string) int {
 	for i, a := range itemAttrs {

@@ -70,6 +70,7 @@ const wordnetData = "" +
 	"active\tfighting\n" +
 	"acute\tintense\n" +
 	"adamance\tresolute\n" +
+	"adenoidal\thigh pitched\n" +
 	"admiration\twonder\n" +
 	"adorability\tadorable\n" +
 	"adorably\tadorable\n" +
@@ -109,7 +110,7 @@ const wordnetData = "" +
 	"aggressiveness\taggression\n" +
 	"aghast\tafraid\n" +
 	"agility\tgraceful\n" +
-	"aglitter\tsparkly\n" +
+	"aglitter\tglittering\n" +
 	"agog\texcited\n" +
 	"agon\tfestive\n" +
 	"agoraphobic\tafraid\n" +
@@ -141,6 +142,8 @@ const wordnetData = "" +
 	"aloud\tloud\n" +
 	"alpine glacier\tglacial\n" +
 	"alternative energy\thigh energy\n" +
+	"altissimo\thigh pitched\n" +
+	"alto\tlow pitched\n" +
 	"aluminiferous\tmetal\n" +
 	"amati\tfiddle\n" +
 	"amative\tamorous\n" +
@@ -283,7 +286,7 @@ const wordnetData = "" +
 	"bar mitzvah\tceremonial\n" +
 	"barbarous\tbrutal\n" +
 	"bareness\tdesolation\n" +
-	"baritone\tbrass\n" +
+	"baritone\tlow pitched\n" +
 	"baritone horn\tbrass\n" +
 	"barmy\twacky\n" +
 	"baronage\tnoble\n" +
@@ -312,7 +315,7 @@ const wordnetData = "" +
 	"batty\twacky\n" +
 	"bawl\troaring\n" +
 	"beaming\tradiant\n" +
-	"beamish\tcheerful\n" +
+	"beamish\ttwinkly\n" +
 	"beamy\tradiant\n" +
 	"bear on\turgent\n" +
 	"beastliness\tmalevolent\n" +
@@ -785,6 +788,7 @@ const wordnetData = "" +
 	"contrabassoon\tbassoon\n" +
 	"contradance\tdance\n" +
 	"contrafagotto\tbassoon\n" +
+	"contralto\tlow pitched\n" +
 	"contredanse\tdance\n" +
 	"contrite\trueful\n" +
 	"contriteness\tsorrow\n" +
@@ -807,17 +811,18 @@ const wordnetData = "" +
 	"corporation\tcorporate\n" +
 	"corporeal\tcorporate\n" +
 	"corruptive\tevil\n" +
-	"coruscant\tsparkly\n" +
+	"coruscant\tglittering\n" +
 	"coruscate\treflective\n" +
 	"cosiness\tcosy\n" +
 	"cottony\tsoft\n" +
 	"countercurrent\tturbulent\n" +
+	"countertenor\thigh pitched\n" +
 	"courageously\tcourageous\n" +
 	"courageousness\tbravery\n" +
 	"courtliness\telegance\n" +
 	"courtly\tdignified\n" +
 	"covered\tsnowy\n" +
-	"covert\tunderground\n" +
+	"covert\tsubterranean\n" +
 	"covertness\tisolation\n" +
 	"cow\tawe\n" +
 	"cozily\tcozy\n" +
@@ -920,6 +925,8 @@ const wordnetData = "" +
 	"decisiveness\tresolute\n" +
 	"declamatory\tbombastic\n" +
 	"dedication\tceremonial\n" +
+	"deeply\tdeep\n" +
+	"deepness\tdeep\n" +
 	"defeatism\tdespair\n" +
 	"defiantly\tdefiant\n" +
 	"definitive\tclassical\n" +
@@ -1192,6 +1199,7 @@ const wordnetData = "" +
 	"embitterment\tunhappiness\n" +
 	"embodied\tcorporate\n" +
 	"emboldened\tbold\n" +
+	"eminent\tsoaring\n" +
 	"emission spectrum\tspectral\n" +
 	"emollient\tsoft\n" +
 	"emote\temotion\n" +
@@ -1358,6 +1366,7 @@ const wordnetData = "" +
 	"fall blooming\tautumnal\n" +
 	"fall flowering\tautumnal\n" +
 	"falling out\tbreakup\n" +
+	"falsetto\thigh pitched\n" +
 	"familiarity\tintimacy\n" +
 	"famine\ttragedy\n" +
 	"fanatic\tpassionate\n" +
@@ -1583,7 +1592,7 @@ const wordnetData = "" +
 	"fuck off\texcitement\n" +
 	"fug\tmurky\n" +
 	"fugal\tfugue\n" +
-	"fulgid\tsparkly\n" +
+	"fulgid\tglittering\n" +
 	"fullness\tmellowness\n" +
 	"fun run\trace\n" +
 	"funerary\tfuneral\n" +
@@ -1648,8 +1657,7 @@ const wordnetData = "" +
 	"glare\tbrightness\n" +
 	"glaring\tcrying\n" +
 	"glass like\tshiny\n" +
-	"glassy\tsmooth\n" +
-	"glazed\tshiny\n" +
+	"glazed\tglassy\n" +
 	"gleam\tbrightness\n" +
 	"gleaming\tbrightness\n" +
 	"glee\thappiness\n" +
@@ -1658,14 +1666,13 @@ const wordnetData = "" +
 	"gleefulness\thappiness\n" +
 	"glimmer\tradiant\n" +
 	"glint\tbrightness\n" +
-	"glinting\tsparkly\n" +
+	"glinting\tglittering\n" +
 	"glisten\tbrightness\n" +
 	"glistening\tshiny\n" +
 	"glister\tbrightness\n" +
-	"glistering\tsparkly\n" +
+	"glistering\tglittering\n" +
 	"glitter\tbrightness\n" +
-	"glittering\tsparkly\n" +
-	"glittery\tsparkly\n" +
+	"glittery\tglittering\n" +
 	"gloam\tdusk\n" +
 	"gloaming\tdusk\n" +
 	"gloomful\tgloomy\n" +
@@ -1755,6 +1762,8 @@ const wordnetData = "" +
 	"grudge\thostility\n" +
 	"gruesome\tgrim\n" +
 	"gruffness\tharsh\n" +
+	"grumble\trumbling\n" +
+	"grumbling\trumbling\n" +
 	"grungy\tgrunge\n" +
 	"guarnerius\tfiddle\n" +
 	"guest night\tevening\n" +
@@ -1841,6 +1850,7 @@ const wordnetData = "" +
 	"heart\tbravery\n" +
 	"heart healthy\twholesome\n" +
 	"heartache\tgrief\n" +
+	"heartbeat\ttwinkling\n" +
 	"heartbreaker\tdefeat\n" +
 	"heartburning\thostility\n" +
 	"heartening\tencouraging\n" +
@@ -1889,7 +1899,7 @@ const wordnetData = "" +
 	"hiding\tisolation\n" +
 	"hiemal\twintry\n" +
 	"hifalutin\tgrandiose\n" +
-	"high\telation\n" +
+	"high\tsoaring\n" +
 	"high class\telegant\n" +
 	"high comedy\tcomical\n" +
 	"high dudgeon\tanger\n" +
@@ -2057,6 +2067,7 @@ const wordnetData = "" +
 	"incarnate\tcorporate\n" +
 	"incense\tanger\n" +
 	"incensed\tangry\n" +
+	"inclined\thigh pitched\n" +
 	"inclosure\tdocumentary\n" +
 	"incommunicative\tsecretive\n" +
 	"incomprehensible\tcryptic\n" +
@@ -2126,7 +2137,7 @@ const wordnetData = "" +
 	"inspiriting\tencouraging\n" +
 	"installation\tceremonial\n" +
 	"instancy\turgency\n" +
-	"instant\tcrying\n" +
+	"instant\ttwinkling\n" +
 	"instantaneous\tfast\n" +
 	"instantaneousness\tquick\n" +
 	"instrumental music\tmusical\n" +
@@ -2213,6 +2224,7 @@ const wordnetData = "" +
 	"jest\thumorous\n" +
 	"jesting\thumorous\n" +
 	"jetting\trunning\n" +
+	"jiffy\ttwinkling\n" +
 	"jitter\tjittery\n" +
 	"jitterbug\tdance\n" +
 	"jitteriness\tnervousness\n" +
@@ -2292,7 +2304,7 @@ const wordnetData = "" +
 	"last\tsunset\n" +
 	"last laugh\ttriumph\n" +
 	"last word\telegance\n" +
-	"late\tafter hours\n" +
+	"late\tdeep\n" +
 	"late blooming\tautumnal\n" +
 	"late flowering\tautumnal\n" +
 	"late latin\tlatin\n" +
@@ -2358,7 +2370,7 @@ const wordnetData = "" +
 	"loathing\thate\n" +
 	"loco\twacky\n" +
 	"loftiness\tmajesty\n" +
-	"lofty\tmajestic\n" +
+	"lofty\tsoaring\n" +
 	"logy\tlethargic\n" +
 	"lone\tlonely\n" +
 	"lonesomeness\tloneliness\n" +
@@ -2393,7 +2405,6 @@ const wordnetData = "" +
 	"low key\tsubdued\n" +
 	"low keyed\tsubdued\n" +
 	"low latin\tlatin\n" +
-	"low pitched\tbass\n" +
 	"low spirited\tdowncast\n" +
 	"low spiritedness\tsadness\n" +
 	"lowering\tsullen\n" +
@@ -2694,6 +2705,7 @@ const wordnetData = "" +
 	"nakedness\tdesolation\n" +
 	"nap\tsleep\n" +
 	"napped\tsoft\n" +
+	"nasal\thigh pitched\n" +
 	"nastiness\tmalevolent\n" +
 	"nasty\thateful\n" +
 	"natal day\tbirthday\n" +
@@ -2932,6 +2944,7 @@ const wordnetData = "" +
 	"peaceableness\tpeacefulness\n" +
 	"peachy\tgroovy\n" +
 	"peak\tblossom\n" +
+	"peaky\thigh pitched\n" +
 	"pean\thymn\n" +
 	"peccable\twicked\n" +
 	"peccant\twicked\n" +
@@ -2995,6 +3008,7 @@ const wordnetData = "" +
 	"piedmont glacier\tglacial\n" +
 	"pigheadedness\tresolute\n" +
 	"pin\ttriumph\n" +
+	"pinched\thigh pitched\n" +
 	"pine\tpining\n" +
 	"pious\tdevotional\n" +
 	"pique\tanger\n" +
@@ -3326,7 +3340,7 @@ const wordnetData = "" +
 	"retrospect\tthoughtful\n" +
 	"retrospective\tretro\n" +
 	"revel\tcelebration\n" +
-	"reverberant\tvibrant\n" +
+	"reverberant\ttinkling\n" +
 	"reverberation\treflective\n" +
 	"revere\treverent\n" +
 	"reverend\tsacred\n" +
@@ -3401,6 +3415,7 @@ const wordnetData = "" +
 	"ruinous\tblasting\n" +
 	"ruling\tpowerful\n" +
 	"rum\tfunny\n" +
+	"rumble\trumbling\n" +
 	"ruminative\tbrooding\n" +
 	"rummy\tfunny\n" +
 	"runaway\ttriumph\n" +
@@ -3465,7 +3480,7 @@ const wordnetData = "" +
 	"schmalz\tsentimental\n" +
 	"schmalzy\tsentimental\n" +
 	"schottische\tfolk music\n" +
-	"scintillant\tsparkly\n" +
+	"scintillant\tglittering\n" +
 	"scintillate\treflective\n" +
 	"scintillating\tsparkly\n" +
 	"scintillation\tsparkling\n" +
@@ -3480,8 +3495,10 @@ const wordnetData = "" +
 	"scrappy\taggressive\n" +
 	"scratch race\trace\n" +
 	"scratchy\tabrasive\n" +
+	"screaky\thigh pitched\n" +
 	"screaming\tintense\n" +
 	"screaming meemies\tnervousness\n" +
+	"screechy\thigh pitched\n" +
 	"scruple\tanxiety\n" +
 	"scurrying\tfast\n" +
 	"sea breeze\tairy\n" +
@@ -3622,6 +3639,7 @@ const wordnetData = "" +
 	"shower down\train\n" +
 	"showery\trainy\n" +
 	"showy\tjazzy\n" +
+	"shrill\thigh pitched\n" +
 	"shudder\tchill\n" +
 	"shuddery\tchilling\n" +
 	"shuteye\tsleep\n" +
@@ -3709,7 +3727,7 @@ const wordnetData = "" +
 	"smashing\tgroovy\n" +
 	"smell\tambience\n" +
 	"smelly\tfunky\n" +
-	"smiling\tcheerful\n" +
+	"smiling\ttwinkly\n" +
 	"smitten\tloving\n" +
 	"smoldering\tangry\n" +
 	"smooth textured\tsmooth\n" +
@@ -3764,6 +3782,8 @@ const wordnetData = "" +
 	"soothingly\tsoothing\n" +
 	"sopor\tsleep\n" +
 	"soppy\tsentimental\n" +
+	"sopranino\thigh pitched\n" +
+	"soprano\thigh pitched\n" +
 	"sorcerous\tmagic\n" +
 	"sorcery\tmagical\n" +
 	"sore\ttender\n" +
@@ -3800,6 +3820,7 @@ const wordnetData = "" +
 	"spell\ttrance\n" +
 	"spell bound\tenchanted\n" +
 	"spellbound\tenchanted\n" +
+	"spiky\thigh pitched\n" +
 	"spinet\tupright piano\n" +
 	"spirit\tambience\n" +
 	"spiritedly\tspirited\n" +
@@ -3813,6 +3834,7 @@ const wordnetData = "" +
 	"splendor\tbrightness\n" +
 	"splendour\tbrightness\n" +
 	"splinter\tbreakup\n" +
+	"split second\ttwinkling\n" +
 	"split up\tbreakup\n" +
 	"spongelike\tsoft\n" +
 	"sponginess\tsoft\n" +
@@ -3837,6 +3859,9 @@ const wordnetData = "" +
 	"squally\tstormy\n" +
 	"square\twholesome\n" +
 	"squashy\tsoft\n" +
+	"squeaking\thigh pitched\n" +
+	"squeaky\thigh pitched\n" +
+	"squealing\thigh pitched\n" +
 	"squeezability\tsoft\n" +
 	"squeezable\tsoft\n" +
 	"squeeze box\taccordion\n" +
@@ -3940,7 +3965,8 @@ const wordnetData = "" +
 	"sublime\tglorious\n" +
 	"submerged\tunderwater\n" +
 	"submersed\tunderwater\n" +
-	"subsurface\tunderground\n" +
+	"subsurface\tsubterranean\n" +
+	"subterraneous\tsubterranean\n" +
 	"successful\tbooming\n" +
 	"succos\tfestival\n" +
 	"succoth\tfestival\n" +
@@ -4077,6 +4103,7 @@ const wordnetData = "" +
 	"tenebrific\tdark\n" +
 	"tenebrious\tdark\n" +
 	"tenebrous\tdark\n" +
+	"tenor\thigh pitched\n" +
 	"tenor drum\tdrum\n" +
 	"tenoroon\tbassoon\n" +
 	"tensely\ttense\n" +
@@ -4109,6 +4136,7 @@ const wordnetData = "" +
 	"thrilled\texcited\n" +
 	"thrillful\texcited\n" +
 	"thriving\tbooming\n" +
+	"throaty\tlow pitched\n" +
 	"throb\tpounding\n" +
 	"throbbing\tpounding\n" +
 	"throttlehold\tpowerful\n" +
@@ -4131,6 +4159,7 @@ const wordnetData = "" +
 	"timorousness\tfear\n" +
 	"tingle\tchill\n" +
 	"tingling\texciting\n" +
+	"tinkly\ttinkling\n" +
 	"tinny\tpunk\n" +
 	"tiptoe\tquiet\n" +
 	"tireless\tenergetic\n" +
@@ -4161,6 +4190,7 @@ const wordnetData = "" +
 	"total darkness\tdark\n" +
 	"touchy feely\tloving\n" +
 	"toughness\tstrength\n" +
+	"towering\tsoaring\n" +
 	"tra la\tchorus\n" +
 	"track event\trace\n" +
 	"trad\tjazz\n" +
@@ -4178,8 +4208,10 @@ const wordnetData = "" +
 	"trashy\tloud\n" +
 	"travesty\tcomical\n" +
 	"treasure\tlove\n" +
+	"treble\thigh pitched\n" +
 	"tremendous\twondrous\n" +
 	"trepidation\tdread\n" +
+	"trice\ttwinkling\n" +
 	"tricky\tcatchy\n" +
 	"trigger happy\tfierce\n" +
 	"trigon\tharp\n" +
@@ -4214,7 +4246,6 @@ const wordnetData = "" +
 	"twee\tdainty\n" +
 	"twilit\ttwilight\n" +
 	"twinkle\tsparkling\n" +
-	"twinkly\tcheerful\n" +
 	"two step\tdance\n" +
 	"tympan\tdrum\n" +
 	"tympani\ttimpani\n" +
@@ -4222,6 +4253,7 @@ const wordnetData = "" +
 	"ugliness\tevil\n" +
 	"ugly\tevil\n" +
 	"uke\tukulele\n" +
+	"ulterior\tsubterranean\n" +
 	"ultraviolet spectrum\tspectral\n" +
 	"umbra\tshadowy\n" +
 	"umbrage\tanger\n" +
@@ -4455,6 +4487,7 @@ const wordnetData = "" +
 	"wagner\tmusical\n" +
 	"wailful\tlamenting\n" +
 	"wailing\tlamenting\n" +
+	"wakeless\tdeep\n" +
 	"walhalla\theavenly\n" +
 	"walk in\twaltz\n" +
 	"walk out\tdesolation\n" +
@@ -4527,7 +4560,7 @@ const wordnetData = "" +
 	"windsurf\tsurf\n" +
 	"windy\tbreezy\n" +
 	"winged\tfast\n" +
-	"wink\tradiant\n" +
+	"wink\ttwinkling\n" +
 	"winkle\tradiant\n" +
 	"winter blooming\twintry\n" +
 	"winter flowering\twintry\n" +
