@@ -16,7 +16,7 @@ import (
 func FuzzParsePrompt(f *testing.F) {
 	for _, s := range []string{"a slow waltz in D minor for piano and strings, 32 bars",
 		"90 bpm hip hop beat with drums, no piano", "piano in 13/7 at 0 bpm, 100000 bars",
-		"an hour of ambient synth pads", "F# minor jig on fiddle, 2 minutes", "Am Bb C# in E flat", ""} {
+		"an hour of ambient synth pads", "F# minor jig on fiddle, 2 minutes", "Am Bb C# in E flat", "not too fast, a doleful half-time lullaby without drums, très vif", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -38,6 +38,19 @@ func FuzzParsePrompt(f *testing.F) {
 			for _, pr := range a.Programs {
 				if pr < 0 || pr > 127 {
 					t.Fatalf("program %d", pr)
+				}
+			}
+			// What the words imply stays within the same limits.
+			r := p.Resolve(uint64(len(s)), Choices{})
+			if t2 := r.Attrs.TempoBPM; t2 != 0 && (t2 < PromptMinBPM || t2 > PromptMaxBPM) {
+				t.Fatalf("implied tempo %v", t2)
+			}
+			if r.Attrs.KeyTonic < -1 || r.Attrs.KeyTonic > 11 || r.Velocity < 0 || r.Velocity > 127 {
+				t.Fatalf("implied key %d, velocity %v", r.Attrs.KeyTonic, r.Velocity)
+			}
+			for _, pr := range r.Attrs.Programs {
+				if pr < 0 || pr > 127 {
+					t.Fatalf("implied program %d", pr)
 				}
 			}
 		})
