@@ -776,6 +776,16 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		if d == 0 && soloFrom != "" {
 			d, from = -1, soloFrom
 		}
+		// A mood said with strong arousal: calm music has no drum kit,
+		// raging music has one.
+		if d == 0 && saidMood && !explicitProgs {
+			switch {
+			case r.Arousal <= -0.5:
+				d, from = -1, strings.Join(saidMoodFrom, ", ")
+			case r.Arousal >= 0.85:
+				d, from = 1, strings.Join(saidMoodFrom, ", ")
+			}
+		}
 		if d == 0 && explicitProgs && len(p.Instruments) > 0 {
 			// Instruments named without drums or a style that has them:
 			// a listener expects those instruments, not a drum kit.
