@@ -349,3 +349,14 @@ func TestWordNetTable(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUnderstandCaption: reading a MidiCaps-length caption and drawing
+// its implications (the Compose screen does it on every keystroke).
+func BenchmarkUnderstandCaption(b *testing.B) {
+	const caption = "A melodic electronic song with ambient elements, set in G minor at a lively Presto tempo. The piece features piano, synth pad and drums, and evokes relaxation and darkness."
+	wordnetLookup("warm")
+	for i := 0; i < b.N; i++ {
+		p := ParsePrompt(caption)
+		p.Resolve(uint64(i), Choices{})
+	}
+}
