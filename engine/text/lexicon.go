@@ -59,22 +59,23 @@ mood festive, celebratory, celebration, celebrate, celebrating, party, partying,
 mood playful, playfully, playfulness, frisky, mischievous, impish, cheeky, teasing | .7 .6 major reg=high
 mood whimsical, whimsy, quirky, quirkiness, fanciful, eccentric, zany | .6 .45 major reg=high
 mood silly, goofy, funny, comic, comical, humorous, humour, humor, wacky, clownish, cartoonish | .65 .6 major
-mood cute, adorable, sweet, sweetness, charming, lovely, pretty | .75 .2 major reg=high
+mood cute, adorable, kawaii, sweet, sweetness, charming, lovely, pretty | .75 .2 major reg=high
 mood innocent, innocence, childlike, naive, pure | .6 -.2 major reg=high
 mood bouncy, bouncing, springy, hopping, skipping | .7 .7 major
 mood lively, animated, vivacious, vibrant, sprightly, brisk | .7 .75 major
 mood energetic, energy, energized, energised, dynamic, vigorous, vigor, high energy | .5 .9
 mood exciting, excited, excitement, thrilling, thrill, exhilarating, adrenaline | .55 .9
 mood euphoric, euphoria, ecstatic, ecstasy, blissful, bliss, rapturous | .9 .85 major
+mood hypnotic, hypnotizing, hypnotising, mesmerizing, mesmerising, trancelike, trance like, repetitive, droning | .1 .05
 mood fun, enjoyable, entertaining, amusing | .8 .6 major
-mood groovy, groove, grooving, funky, funkiness, danceable | .6 .6
+mood groovy, groove, grooving, funkiness, danceable | .6 .35
 mood carefree, lighthearted, light hearted, light, easygoing, breezy, relaxed and happy | .8 .35 major
 mood adventurous, adventure, adventures, daring, swashbuckling, questing | .55 .7 major
 mood determined, determination, resolute, unstoppable, relentless | .2 .8
 mood powerful, power, mighty, strong, strength, forceful, massive, huge, colossal | .25 .8 dyn=f
 mood epic, epicness, legendary, monumental, larger than life | .25 .85
 mood summery, summer, sunshine | .75 .5 major
-mood warm, warmth, warmly, heartwarming, heartfelt, wholesome, comforting, comfort | .65 -.25 major
+mood warm, warmth, warmly, lush, heartwarming, heartfelt, wholesome, comforting, comfort | .65 -.25 major
 mood cozy, cosy, snug, homely, hygge | .65 -.45 major
 # --- moods: positive, calm ---
 mood calm, calmly, calmness, calming, stillness, unhurried, composed | .4 -.7
@@ -110,13 +111,13 @@ mood cold, icy, frozen, chilly, wintry, bleak winter | -.35 -.35 minor
 mood brooding, broody, moody, sullen, dour, morose | -.5 -.15 minor reg=low
 # --- moods: negative, tense ---
 mood dark, darkness, darkly, shadowy, shadows, black, murky, nocturnal | -.6 .0 minor reg=low
-mood ominous, foreboding, dread, dreadful, looming, threatening, doom, doomed | -.65 .3 minor reg=low
+mood ominous, foreboding, dread, dreadful, looming, threatening, doom, doomed | -.65 .1 minor reg=low
 mood sinister, evil, wicked, malevolent, villain, villainous, villains, demonic, diabolical, devilish, cursed | -.75 .35 minor reg=low
 mood menacing, menace, intimidating | -.7 .5 minor reg=low
 mood mysterious, mystery, mysteries, mystique, enigmatic, cryptic, secretive, secret, secrets, puzzling | -.25 -.1 minor
 mood eerie, eerily, uncanny, unsettling, creepy, creep, spooky, spooks, weird, strange, bizarre | -.5 .1 minor
 mood scary, scared, fear, fearful, afraid, frightening, frightened, terrifying, terror, terrified, horror, horrifying, horrific, nightmare, nightmarish, petrifying | -.8 .6 minor
-mood tense, tension, suspense, suspenseful, edgy, thrilling suspense, cliffhanger | -.5 .6 minor
+mood tense, tension, suspense, suspenseful, countdown, ticking clock, edgy, thrilling suspense, cliffhanger | -.5 .6 minor
 mood anxious, anxiety, nervous, nervousness, uneasy, unease, restless, restlessness, jittery, worried, worry, panic, panicked, agitated, agitation | -.6 .65 minor
 mood dramatic, drama, dramatically, theatrical, climactic, climax | -.2 .7 minor
 mood intense, intensity, intensely, fierce, fiercely, ferocious, savage, wild, untamed | -.35 .9
@@ -192,6 +193,10 @@ ens lofi band, lo fi, lofi, lo-fi, chillhop, chill hop, lofi hip hop, lo fi hip 
 ens synthwave band, synthwave, retrowave, outrun, vaporwave, darksynth | progs=81,38,89;81,38,90 drums=yes genre=synthwave tempo=84-118
 ens ambient textures, ambient pads, drone | progs=89;89,88;92,95 drums=no genre=ambient
 ens duo | progs=0,40;25,73 drums=no
+ens opera set | progs=53,48;52,48,0;53,0 drums=no genre=classical
+ens broadway set | progs=0,56,33;0,61,32;0,48,33 drums=yes
+ens cabaret set | progs=0,59,32;0,65,32 drums=yes genre=jazz
+ens bollywood set | progs=104,48,73;110,48,0;104,75,33 drums=yes
 ens lullaby set | progs=10;0;46,48;8,0 drums=no
 ens meditation set | progs=89;77,46;107,89;88 drums=no
 ens fanfare brass | progs=56,57,60;56,61,47 drums=no
@@ -268,7 +273,7 @@ scene metal, heavy metal, thrash metal, thrash, death metal, black metal, metalc
 scene grunge | tempo=90-130 drums=yes ens=grunge set mood=brooding dyn=f
 scene indie, indie rock, indie pop | tempo=100-130 drums=yes ens=indie set
 scene rock and roll, rock n roll, rock 'n' roll, rockabilly, doo wop | tempo=140-180 drums=yes ens=rockabilly set mood=upbeat
-scene pop, pop song, pop music | drums=yes ens=pop set
+scene pop, pop song, pop music, kpop, jpop, cpop, kpop song | drums=yes ens=pop set
 scene synthpop, synth pop, electropop | tempo=110-128 drums=yes ens=eighties set
 scene ballad, power ballad, love song | tempo=62-80 mood=tender
 scene jazz, jazzy, jazz tune, jazz standard | tempo=100-160 drums=yes ens=jazz set
@@ -280,7 +285,7 @@ scene ragtime, stride piano | tempo=90-110 ens=ragtime set drums=no mood=playful
 scene blues, blues jam, twelve bar blues, 12 bar blues | tempo=70-110 drums=yes ens=blues set mood=melancholy
 scene boogie woogie, boogie | tempo=140-170 drums=yes mood=lively
 scene shuffle | tempo=100-130 drums=yes
-scene funk, funky groove | tempo=95-115 drums=yes ens=funk set mood=groovy
+scene funk, funky groove, funky | tempo=95-115 drums=yes ens=funk set mood=groovy
 scene disco | tempo=112-128 drums=yes ens=disco band mood=festive
 scene soul, motown, r&b, rnb, neo soul | tempo=70-105 drums=yes ens=soul set
 scene hip hop, hiphop, rap, boom bap | tempo=84-98 drums=yes ens=hip hop set
@@ -345,7 +350,7 @@ scene meditation, meditate, meditating, mindfulness, mindful, zen, zen garden, y
 scene study, studying, study music, focus, focusing, concentration, concentrate, homework, revision, exam, coding, programming, working, office, reading, library, deep work | mood=calm tempo=70-92 dyn=mp
 scene battle, battles, war, warfare, combat, fight, fighting, sword fight, duel, skirmish, siege, army, armies, soldiers, war drums | mood=intense tempo=126-160 ens=epic orchestra drums=yes dyn=ff mode=minor
 scene boss fight, boss battle, final boss, boss, showdown, final battle, last stand | mood=intense+menacing tempo=144-176 ens=epic orchestra drums=yes dyn=ff
-scene chase, car chase, pursuit, escape, getaway, running away, heist | mood=urgent tempo=150-180 drums=yes dyn=f
+scene chase, car chase, pursuit, escape, getaway, running away | mood=urgent tempo=150-180 drums=yes dyn=f
 scene action, action scene, action movie, action sequence | mood=exciting tempo=130-160 drums=yes dyn=f
 scene party, parties, dance party, house party, disco night, club, nightclub, dance club, dancefloor, dance floor, clubbing, rave party | mood=festive tempo=118-128 drums=yes dyn=f
 scene dance, dancing, dance music, dance track | tempo=110-128 drums=yes
@@ -357,7 +362,7 @@ scene funeral, funerals, burial, memorial, wake, procession of mourners | mood=m
 scene procession, royal procession, coronation, ceremony, graduation, parade | mood=majestic tempo=76-104 ens=fanfare brass
 scene victory fanfare, fanfare, fanfares, victory theme, level complete, award | mood=triumphant tempo=100-124 ens=fanfare brass dyn=f
 scene horror, horror movie, horror film, slasher, haunted house, haunted, ghost, ghosts, zombie, zombies, halloween, monster, monsters, graveyard, cemetery, crypt | mood=scary ens=horror strings tempo=60-96 drums=no
-scene thriller, spy, spy movie, spy thriller, espionage, secret agent, stealth, stealth mission, sneaking, infiltration | mood=tense tempo=96-124 ens=spy band drums=yes dyn=mp
+scene thriller, spy, spy movie, spy thriller, espionage, secret agent, stealth, stealth mission, sneaking, sneaky, sneak, tiptoe, tiptoeing, creeping, infiltration, heist, caper | mood=tense tempo=96-124 ens=spy band drums=yes dyn=mp
 scene noir, detective, film noir, private eye, crime, investigation | mood=mysterious tempo=66-92 ens=noir jazz dyn=mp
 scene mystery, puzzle, riddle, investigation scene | mood=mysterious tempo=80-104
 scene dungeon, dungeons, cave, caves, cavern, catacombs, labyrinth, underground | mood=dark+mysterious tempo=76-104
@@ -370,7 +375,7 @@ scene adventure theme, quest, journey, exploration, explore, exploring, expediti
 scene title screen, main menu, menu screen, start screen, intro theme, opening theme | mood=heroic tempo=110-140 drums=yes
 scene game over, defeat, you died, death scene | mood=sad tempo=56-76 drums=no dyn=p
 scene shop, store, item shop, shopping | mood=cheerful tempo=96-120
-scene credits, end credits, ending theme, epilogue, finale | mood=nostalgic+hopeful tempo=72-100
+scene credits, end credits, ending theme, epilogue | mood=nostalgic+hopeful tempo=72-100
 scene cutscene, cut scene, trailer, montage | mood=dramatic tempo=90-130
 scene training montage, workout, work out, workouts, gym, exercise, fitness, cardio, running, jogging, morning run, run, sprint, sports, stadium, marathon, cycling, hiit | mood=energetic tempo=124-150 drums=yes dyn=f
 scene road trip, roadtrip, highway, cruising, drive, driving, night drive, car ride | mood=upbeat tempo=100-126 drums=yes
@@ -407,7 +412,7 @@ scene sunrise over the sea, seascape, lighthouse | mood=peaceful+hopeful tempo=6
 scene hero, superhero, superheroes, heroes theme, hero theme | mood=heroic tempo=110-140 ens=epic orchestra drums=yes dyn=f
 scene villain theme, evil lair, dark lord | mood=sinister tempo=70-100 ens=horror strings dyn=f
 scene sad scene, emotional scene, tearjerker, death of a hero | mood=sad tempo=56-76 ens=string orchestra drums=no dyn=p
-scene romance scene, love scene, kiss | mood=romantic tempo=66-90 ens=string orchestra drums=no dyn=mp
+scene romance scene, love scene, kiss, serenade, serenading | mood=romantic tempo=66-90 ens=string orchestra drums=no dyn=mp
 scene racing, race, race car, racing game, speedrun | mood=exciting tempo=140-176 drums=yes dyn=f
 scene platformer, jump and run, side scroller | mood=playful tempo=120-150 ens=chiptune band drums=yes
 scene puzzle game, tetris | mood=playful tempo=110-140 ens=chiptune band drums=yes
@@ -421,6 +426,19 @@ scene vlog, youtube, podcast intro, intro music | mood=upbeat tempo=100-124 ens=
 scene tiktok, viral, catchy | mood=upbeat tempo=110-128 drums=yes
 scene sleepover, campfire, camping, bonfire | mood=warm+nostalgic tempo=80-104 ens=folk band drums=no
 scene bath, bubble bath, sauna | mood=relaxing tempo=56-72 ens=ambient set drums=no dyn=p
+
+scene ballroom, ballroom dance, victorian, victorian ballroom, regency, grand ball, masquerade, masquerade ball | mood=graceful tempo=84-104 ens=string orchestra drums=no meter=3/4
+scene ballet, ballerina, nutcracker, swan lake | mood=graceful+magical tempo=80-120 ens=orchestra drums=no
+scene opera, aria, operatic, bel canto | mood=dramatic tempo=66-100 ens=opera set drums=no
+scene musical theatre, musical theater, broadway, show tune, showtune, showtunes, west end, vaudeville | mood=upbeat tempo=100-140 ens=broadway set drums=yes
+scene cabaret, burlesque, music hall | mood=playful tempo=100-130 ens=cabaret set drums=yes
+scene bollywood, indian, india, bhangra, raga | mood=festive tempo=90-120 ens=bollywood set drums=yes
+scene trip hop, triphop, downtempo | mood=dark+chill tempo=70-96 ens=hip hop set drums=yes dyn=mp
+scene shoegaze, dream pop, dreampop | mood=dreamy tempo=90-124 ens=rock set drums=yes
+scene emo, pop punk ballad | mood=sad+rebellious tempo=120-160 ens=punk set drums=yes
+scene dancehall, soca riddim | mood=festive tempo=90-110 ens=reggae band drums=yes
+scene barbershop, barbershop quartet, doo wop group, a cappella group | mood=warm tempo=80-110 ens=choir drums=no
+scene grand finale, climax, big finish, finale | mood=triumphant tempo=96-132 ens=epic orchestra dyn=ff
 
 # --- eras ---
 scene 1920s, twenties, roaring twenties, jazz age, 20s, prohibition, speakeasy, charleston | mood=lively tempo=120-160 ens=twenties band

@@ -847,12 +847,14 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		// night's 66–92 within chillhop's 70–90).
 		var rng [2]float64
 		var from []string
+		styleRange := true // the range is a style's (or an ensemble's, a genre's), not a scene's
 		for _, sc := range ordered {
 			t := sceneTempo(sc)
 			switch {
 			case t[0] == 0:
 			case rng[0] == 0:
 				rng, from = t, []string{sceneFrom[sc]}
+				styleRange = isStyle(sc.name)
 			default:
 				if n := meet(rng, t); n != rng {
 					rng, from = n, append(from, sceneFrom[sc])
@@ -869,12 +871,20 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		}
 		// The moods narrow a range only when they are said (a scene's own
 		// moods are in its range already).
+		// A style's range gives way to a faster mood ("upbeat pop" is
+		// upbeat, whatever pop's quartiles), a scene's does not ("an
+		// upbeat lullaby" is still a lullaby).
 		if hasMood && (rng[0] == 0 || saidMood) {
 			lo, hi := arousalTempo(r.Arousal)
-			if rng[0] == 0 {
+			switch {
+			case rng[0] == 0:
 				rng, from = [2]float64{lo, hi}, moodFrom
-			} else if n := meet(rng, [2]float64{lo, hi}); n != rng {
-				rng, from = n, append(from, saidMoodFrom...)
+			case styleRange && lo > rng[1]:
+				rng, from = [2]float64{lo, math.Min(hi, lo+8)}, append(from, saidMoodFrom...)
+			default:
+				if n := meet(rng, [2]float64{lo, hi}); n != rng {
+					rng, from = n, append(from, saidMoodFrom...)
+				}
 			}
 		}
 		if rng[0] > 0 && tempoScale != 1 {
@@ -1109,8 +1119,14 @@ func densityRange(d string, drums bool) (float64, float64) {
 	return 5, 8
 }
 
-// isStyle reports whether a scene is a style: a genre word.
+// isStyle reports whether a scene is a style: a genre word, but not one
+// that names a use ("lullaby", "hymn", "march" are where music is used,
+// and keep their tempo whatever the mood).
 func isStyle(name string) bool {
+	switch name {
+	case "lullaby", "hymn", "chorale", "carol", "christmas", "anthem", "march", "military":
+		return false
+	}
 	return GenreFamily(name) != "" || indexOf(genreTerms, name) >= 0
 }
 

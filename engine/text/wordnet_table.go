@@ -47,6 +47,7 @@ const wordnetData = "" +
 	"abruptness\thurried\n" +
 	"absolved\tinnocent\n" +
 	"absorption spectrum\tspectral\n" +
+	"abundant\tlush\n" +
 	"accelerated\tfast\n" +
 	"accented\temphatic\n" +
 	"accentuation\temphatic\n" +
@@ -152,6 +153,8 @@ const wordnetData = "" +
 	"ambiguous\tenigmatic\n" +
 	"ambition\tdream\n" +
 	"american dream\tdream\n" +
+	"amerind\tindian\n" +
+	"amerindic\tindian\n" +
 	"amiability\thumour\n" +
 	"amity\tpeace\n" +
 	"amorously\tamorous\n" +
@@ -210,6 +213,7 @@ const wordnetData = "" +
 	"ardor\tlove\n" +
 	"ardour\tlove\n" +
 	"argentiferous\tmetal\n" +
+	"arietta\taria\n" +
 	"aristocratic\tnoble\n" +
 	"aristocratical\tnoble\n" +
 	"armistice\tpeace\n" +
@@ -276,7 +280,7 @@ const wordnetData = "" +
 	"balefire\tbonfire\n" +
 	"baleful\tmenacing\n" +
 	"balefulness\tevil\n" +
-	"ballet\tmusical\n" +
+	"balletic\tballet\n" +
 	"ballistics\tdynamic\n" +
 	"ballot\tdocumentary\n" +
 	"ballroom music\tdance music\n" +
@@ -335,6 +339,7 @@ const wordnetData = "" +
 	"belligerence\thostility\n" +
 	"belligerency\thostility\n" +
 	"belligerent\thostile\n" +
+	"belling\tserenade\n" +
 	"belly dance\tdance\n" +
 	"belonging\thappiness\n" +
 	"belowground\tunderground\n" +
@@ -426,7 +431,7 @@ const wordnetData = "" +
 	"bonkers\twacky\n" +
 	"boot\tthrill\n" +
 	"bosom\tisolation\n" +
-	"bouffe\tclassical\n" +
+	"bouffe\topera\n" +
 	"bounce\tbouncing\n" +
 	"bounciness\tbouncy\n" +
 	"bouquet\tsweetness\n" +
@@ -515,6 +520,8 @@ const wordnetData = "" +
 	"calendered\tshiny\n" +
 	"calf love\tlove\n" +
 	"caliginous\tdark\n" +
+	"callathump\tserenade\n" +
+	"callithump\tserenade\n" +
 	"calm air\tcalm\n" +
 	"campaign\trace\n" +
 	"can do\tdynamic\n" +
@@ -579,6 +586,7 @@ const wordnetData = "" +
 	"chapfallen\tdejected\n" +
 	"charged\temotional\n" +
 	"chariot race\trace\n" +
+	"charivari\tserenade\n" +
 	"charmed\tloving\n" +
 	"charmingly\tcharming\n" +
 	"charter\tdocumentary\n" +
@@ -609,6 +617,7 @@ const wordnetData = "" +
 	"chirk up\tjoy\n" +
 	"chirpiness\tspirited\n" +
 	"chirpy\tperky\n" +
+	"chivaree\tserenade\n" +
 	"chokehold\tpowerful\n" +
 	"choler\tanger\n" +
 	"choleric\tpassionate\n" +
@@ -709,7 +718,7 @@ const wordnetData = "" +
 	"comfortableness\thappiness\n" +
 	"comfortingly\tcomforting\n" +
 	"comfy\tcosy\n" +
-	"comic opera\tclassical\n" +
+	"comic opera\topera\n" +
 	"comicality\tcomical\n" +
 	"comically\tcomical\n" +
 	"comity\tharmonious\n" +
@@ -736,7 +745,7 @@ const wordnetData = "" +
 	"compressibility\tsoft\n" +
 	"compressible\tsoft\n" +
 	"compunction\tsorrow\n" +
-	"concealed\tsneaking\n" +
+	"concealed\tsneak\n" +
 	"concealment\tisolation\n" +
 	"conceit\tpride\n" +
 	"conceited\tproud\n" +
@@ -782,7 +791,7 @@ const wordnetData = "" +
 	"contemplativeness\tcontemplative\n" +
 	"contentment\thappiness\n" +
 	"continental glacier\tglacial\n" +
-	"continual\trelentless\n" +
+	"continual\trepetitive\n" +
 	"continuo\tbass\n" +
 	"contra danse\tdance\n" +
 	"contrabassoon\tbassoon\n" +
@@ -801,6 +810,7 @@ const wordnetData = "" +
 	"convulsive\tviolent\n" +
 	"coolheaded\tcomposed\n" +
 	"coolness\tcalmness\n" +
+	"copy\trepetitive\n" +
 	"copyright\tdocumentary\n" +
 	"cordially\twarmly\n" +
 	"corking\tgroovy\n" +
@@ -810,6 +820,7 @@ const wordnetData = "" +
 	"corporal\tcorporate\n" +
 	"corporation\tcorporate\n" +
 	"corporeal\tcorporate\n" +
+	"corrupt\tsneaky\n" +
 	"corruptive\tevil\n" +
 	"coruscant\tglittering\n" +
 	"coruscate\treflective\n" +
@@ -850,6 +861,7 @@ const wordnetData = "" +
 	"crestfallen\tdejected\n" +
 	"criticality\turgency\n" +
 	"criticalness\turgency\n" +
+	"crooked\tsneaky\n" +
 	"cross country\trace\n" +
 	"crosscurrent\tturbulent\n" +
 	"crossness\thumour\n" +
@@ -1058,6 +1070,7 @@ const wordnetData = "" +
 	"dither\tagitation\n" +
 	"dithyramb\thymn\n" +
 	"diverted\tpleased\n" +
+	"divertimento\tserenade\n" +
 	"diverting\tamusing\n" +
 	"divorce\tbreakup\n" +
 	"dizzy\tsilly\n" +
@@ -1601,6 +1614,7 @@ const wordnetData = "" +
 	"funrun\trace\n" +
 	"furiously\tfurious\n" +
 	"furiousness\tviolence\n" +
+	"furtive\tsneak\n" +
 	"furtiveness\tsecretive\n" +
 	"fuss\tagitation\n" +
 	"fussiness\thumour\n" +
@@ -1627,6 +1641,7 @@ const wordnetData = "" +
 	"gayly\thappily\n" +
 	"gelid\ticy\n" +
 	"gelidity\tchill\n" +
+	"geminate\trepetitive\n" +
 	"genius loci\tambience\n" +
 	"genre\tmusical\n" +
 	"genteelness\telegance\n" +
@@ -1727,7 +1742,7 @@ const wordnetData = "" +
 	"graduation exercise\tgraduation\n" +
 	"graeco roman\tclassical\n" +
 	"gran casa\tdrum\n" +
-	"grand opera\tclassical\n" +
+	"grand opera\topera\n" +
 	"grand prix\trace\n" +
 	"grand slam\ttriumph\n" +
 	"grandeur\telegance\n" +
@@ -1989,6 +2004,8 @@ const wordnetData = "" +
 	"hypertonia\ttension\n" +
 	"hypertonicity\ttension\n" +
 	"hypertonus\ttension\n" +
+	"hypnosis\thypnotic\n" +
+	"hypnotically\thypnotic\n" +
 	"hypnotise\tcalm\n" +
 	"hypnotised\tenchanted\n" +
 	"hypnotize\tcalm\n" +
@@ -2129,7 +2146,7 @@ const wordnetData = "" +
 	"insecurity\tanxiety\n" +
 	"insistence\turgency\n" +
 	"insistency\turgency\n" +
-	"insistent\tcrying\n" +
+	"insistent\trepetitive\n" +
 	"insoluble\thopeless\n" +
 	"insouciance\tcheerful\n" +
 	"inspirationally\tinspirational\n" +
@@ -2212,6 +2229,8 @@ const wordnetData = "" +
 	"irritation\tanger\n" +
 	"isolate\tisolation\n" +
 	"itchy\ttense\n" +
+	"iterate\trepetitive\n" +
+	"iterative\trepetitive\n" +
 	"jack off\texcitement\n" +
 	"jactation\trestless\n" +
 	"jactitation\trestless\n" +
@@ -2316,6 +2335,7 @@ const wordnetData = "" +
 	"laughable\tcomic\n" +
 	"laugher\ttriumph\n" +
 	"laughing\thappy\n" +
+	"lavish\tlush\n" +
 	"lay\tballad\n" +
 	"lazily\tlazy\n" +
 	"laziness\tlazy\n" +
@@ -2341,6 +2361,7 @@ const wordnetData = "" +
 	"light breeze\tairy\n" +
 	"light handed\tdelicate\n" +
 	"light headed\tsilly\n" +
+	"light opera\topera\n" +
 	"lightheaded\tsilly\n" +
 	"lightheartedness\tlighthearted\n" +
 	"lightless\tdark\n" +
@@ -2411,6 +2432,7 @@ const wordnetData = "" +
 	"lowness\tsadness\n" +
 	"loyalty\tlove\n" +
 	"lubricity\tamorous\n" +
+	"lucullan\tlush\n" +
 	"ludi saeculares\tfestive\n" +
 	"ludicrous\thumorous\n" +
 	"lugubrious\tsorrowful\n" +
@@ -2427,6 +2449,7 @@ const wordnetData = "" +
 	"lunation\tmoon\n" +
 	"lurch\tdefeat\n" +
 	"lurid\tviolent\n" +
+	"lushness\tlush\n" +
 	"luster\tbrightness\n" +
 	"lustful\tpassionate\n" +
 	"lustiness\tstrength\n" +
@@ -2435,6 +2458,7 @@ const wordnetData = "" +
 	"lustrum\tceremonial\n" +
 	"lusty\tpassionate\n" +
 	"luxe\telegant\n" +
+	"luxuriant\tlush\n" +
 	"lyre\tharp\n" +
 	"lyric\temotional\n" +
 	"lyrical\temotional\n" +
@@ -2490,6 +2514,7 @@ const wordnetData = "" +
 	"marvellously\twondrous\n" +
 	"marvelous\twondrous\n" +
 	"marvelously\twondrous\n" +
+	"masked ball\tmasquerade ball\n" +
 	"mass hysteria\tfrenzy\n" +
 	"mass spectrum\tspectral\n" +
 	"massively\tmassive\n" +
@@ -2539,6 +2564,7 @@ const wordnetData = "" +
 	"merriment\thappiness\n" +
 	"merriness\tmerry\n" +
 	"merrymaking\tfestive\n" +
+	"mesmeric\tmesmerizing\n" +
 	"mesmerise\tcalm\n" +
 	"mesmerised\tenchanted\n" +
 	"mesmerize\tcalm\n" +
@@ -2679,7 +2705,7 @@ const wordnetData = "" +
 	"music genre\tmusical\n" +
 	"musical box\tmusic box\n" +
 	"musical composition\tmusical\n" +
-	"musical drama\tclassical\n" +
+	"musical drama\topera\n" +
 	"musical genre\tmusical\n" +
 	"musical harmony\tmusical\n" +
 	"musical style\tmusical\n" +
@@ -2713,6 +2739,7 @@ const wordnetData = "" +
 	"national capital\turban\n" +
 	"national monument\tmonumental\n" +
 	"nationalism\tdream\n" +
+	"native american\tindian\n" +
 	"nattiness\telegance\n" +
 	"natural order\tcosmic\n" +
 	"naturalness\tinnocence\n" +
@@ -2839,10 +2866,10 @@ const wordnetData = "" +
 	"opalescence\tbrightness\n" +
 	"opaque\tmurky\n" +
 	"opening\tceremonial\n" +
-	"opera\tclassical\n" +
-	"opera bouffe\tclassical\n" +
-	"opera comique\tclassical\n" +
+	"opera bouffe\topera\n" +
+	"opera comique\topera\n" +
 	"operational\tfighting\n" +
+	"operetta\topera\n" +
 	"opponent\thostile\n" +
 	"opposing\thostile\n" +
 	"oppression\tsadness\n" +
@@ -3042,6 +3069,8 @@ const wordnetData = "" +
 	"plucked\tpizzicato\n" +
 	"pluckiness\tbravery\n" +
 	"plucky\tspirited\n" +
+	"plush\tlush\n" +
+	"plushy\tlush\n" +
 	"poignance\tpoignant\n" +
 	"poignancy\tsadness\n" +
 	"poignantly\tpoignant\n" +
@@ -3112,15 +3141,18 @@ const wordnetData = "" +
 	"prettiness\tpretty\n" +
 	"prideful\texultant\n" +
 	"pridefulness\tpride\n" +
+	"priggish\tvictorian\n" +
 	"prim\tdainty\n" +
 	"prime\tblossom\n" +
 	"princely\tnoble\n" +
+	"prissy\tvictorian\n" +
 	"privacy\tisolation\n" +
 	"private corporation\tcorporate\n" +
 	"privateness\tisolation\n" +
 	"procrastination\tslow\n" +
 	"prodigious\tcolossal\n" +
 	"profound\tthoughtful\n" +
+	"profuse\tlush\n" +
 	"progressive rock\trock and roll\n" +
 	"prohibition era\tprohibition\n" +
 	"projectile\tdynamic\n" +
@@ -3135,6 +3167,7 @@ const wordnetData = "" +
 	"propellant explosive\texplosive\n" +
 	"propellent\tdynamic\n" +
 	"propelling\tdynamic\n" +
+	"proper\tvictorian\n" +
 	"prophesy\tforeboding\n" +
 	"prophetic\tforeboding\n" +
 	"prophetical\tforeboding\n" +
@@ -3149,6 +3182,7 @@ const wordnetData = "" +
 	"provincial capital\turban\n" +
 	"provoked\tangry\n" +
 	"proxy war\twar\n" +
+	"prudish\tvictorian\n" +
 	"prurience\tamorous\n" +
 	"pruriency\tamorous\n" +
 	"psychedelic\tagitated\n" +
@@ -3173,6 +3207,7 @@ const wordnetData = "" +
 	"pureness\tinnocence\n" +
 	"purgation\tceremonial\n" +
 	"purification\tceremonial\n" +
+	"puritanical\tvictorian\n" +
 	"purity\tinnocence\n" +
 	"purple\tregal\n" +
 	"purpose\tdetermination\n" +
@@ -3254,6 +3289,7 @@ const wordnetData = "" +
 	"rebelliousness\tdefiance\n" +
 	"rebound tenderness\ttenderness\n" +
 	"recalcitrant\tdefiant\n" +
+	"recapitulate\trepetitive\n" +
 	"recessional\thymn\n" +
 	"recherche\telegant\n" +
 	"reckless\tbold\n" +
@@ -3263,6 +3299,8 @@ const wordnetData = "" +
 	"rededication\tceremonial\n" +
 	"redolence\tsweetness\n" +
 	"redolent\treminiscent\n" +
+	"redundancy\trepetitive\n" +
+	"reduplicate\trepetitive\n" +
 	"reed instrument\twoodwind\n" +
 	"refined\tdainty\n" +
 	"reflect\treflective\n" +
@@ -3283,6 +3321,7 @@ const wordnetData = "" +
 	"regret\tsorrow\n" +
 	"regurgitation\treminiscent\n" +
 	"reigning\tpowerful\n" +
+	"reiterative\trepetitive\n" +
 	"rejoice\texultant\n" +
 	"rejoicing\texultant\n" +
 	"relay race\trace\n" +
@@ -3303,11 +3342,16 @@ const wordnetData = "" +
 	"remorseful\trueful\n" +
 	"renascence\trenaissance\n" +
 	"repartee\thumorous\n" +
+	"repeat\trepetitive\n" +
 	"repechage\trace\n" +
 	"repellant\tpowerful\n" +
 	"repellent\tpowerful\n" +
 	"repentance\tsorrow\n" +
 	"repentant\trueful\n" +
+	"repetitious\trepetitive\n" +
+	"repetitively\trepetitive\n" +
+	"repetitiveness\trepetitive\n" +
+	"replicate\trepetitive\n" +
 	"report\tdocumentary\n" +
 	"repose\tpeacefulness\n" +
 	"reposeful\trelaxing\n" +
@@ -3365,7 +3409,7 @@ const wordnetData = "" +
 	"rimed\tfrosty\n" +
 	"rimy\tfrosty\n" +
 	"riot\tviolent\n" +
-	"riotous\tturbulent\n" +
+	"riotous\tlush\n" +
 	"rip\tturbulent\n" +
 	"ripe\tmellow\n" +
 	"rippled\tagitated\n" +
@@ -3544,6 +3588,7 @@ const wordnetData = "" +
 	"self esteem\tpride\n" +
 	"self examination\tthoughtful\n" +
 	"self examining\tintrospective\n" +
+	"self hypnosis\thypnotic\n" +
 	"self importance\tpride\n" +
 	"self important\tproud\n" +
 	"self love\tpride\n" +
@@ -3626,6 +3671,7 @@ const wordnetData = "" +
 	"shininess\tshiny\n" +
 	"shining\tshiny\n" +
 	"shitless\tafraid\n" +
+	"shivaree\tserenade\n" +
 	"shiver\tchill\n" +
 	"shivering\tchill\n" +
 	"shivery\tchilling\n" +
@@ -3633,6 +3679,7 @@ const wordnetData = "" +
 	"shock\thorror\n" +
 	"shocked\tafraid\n" +
 	"shoo in\ttriumph\n" +
+	"short aria\taria\n" +
 	"short temper\tanger\n" +
 	"shouted\tloud\n" +
 	"shower\train\n" +
@@ -3736,7 +3783,8 @@ const wordnetData = "" +
 	"snappy\tspirited\n" +
 	"snare\tdrum\n" +
 	"snare drum\tdrum\n" +
-	"sneakiness\tsecretive\n" +
+	"sneakily\tsneaky\n" +
+	"sneakiness\tsneaky\n" +
 	"sneakingly\tsneaking\n" +
 	"sniffly\ttearful\n" +
 	"sniffy\tproud\n" +
@@ -3819,6 +3867,7 @@ const wordnetData = "" +
 	"speedy\trapid\n" +
 	"spell\ttrance\n" +
 	"spell bound\tenchanted\n" +
+	"spellbinding\tmesmerizing\n" +
 	"spellbound\tenchanted\n" +
 	"spiky\thigh pitched\n" +
 	"spinet\tupright piano\n" +
@@ -3858,6 +3907,7 @@ const wordnetData = "" +
 	"sputter\tpop\n" +
 	"squally\tstormy\n" +
 	"square\twholesome\n" +
+	"square toed\tvictorian\n" +
 	"squashy\tsoft\n" +
 	"squeaking\thigh pitched\n" +
 	"squeaky\thigh pitched\n" +
@@ -3889,6 +3939,7 @@ const wordnetData = "" +
 	"steadfastness\tresolute\n" +
 	"steadiness\tresolute\n" +
 	"stealthiness\tsecretive\n" +
+	"stealthy\tsneak\n" +
 	"steam organ\tcalliope\n" +
 	"steaminess\tmurky\n" +
 	"steeplechase\trace\n" +
@@ -3921,9 +3972,13 @@ const wordnetData = "" +
 	"stoutness\tstrength\n" +
 	"strad\tfiddle\n" +
 	"stradavarius\tfiddle\n" +
+	"straight laced\tvictorian\n" +
 	"straightaway\tfast\n" +
+	"straightlaced\tvictorian\n" +
 	"strain\tmusical\n" +
 	"strained\ttense\n" +
+	"strait laced\tvictorian\n" +
+	"straitlaced\tvictorian\n" +
 	"strand\tdesolation\n" +
 	"stranglehold\tpowerful\n" +
 	"strategy\tmilitary\n" +
@@ -4009,7 +4064,7 @@ const wordnetData = "" +
 	"surging\tstormy\n" +
 	"surreal\tdreamlike\n" +
 	"surrender\tdespair\n" +
-	"surreptitious\tunderground\n" +
+	"surreptitious\tsneak\n" +
 	"suspensive\tsuspenseful\n" +
 	"suspicion\thostility\n" +
 	"susurrant\twhispering\n" +
@@ -4073,6 +4128,7 @@ const wordnetData = "" +
 	"tatty\tloud\n" +
 	"taut\ttense\n" +
 	"tautness\ttension\n" +
+	"tautology\trepetitive\n" +
 	"tawdry\tloud\n" +
 	"tea ceremony\tceremonial\n" +
 	"tearfully\ttearful\n" +
@@ -4151,6 +4207,7 @@ const wordnetData = "" +
 	"tidal wave\ttragedy\n" +
 	"tide rip\tturbulent\n" +
 	"tight\tfast\n" +
+	"tight laced\tvictorian\n" +
 	"tightlipped\tsecretive\n" +
 	"tightness\tconcentration\n" +
 	"timbrel\tdrum\n" +
@@ -4161,7 +4218,6 @@ const wordnetData = "" +
 	"tingling\texciting\n" +
 	"tinkly\ttinkling\n" +
 	"tinny\tpunk\n" +
-	"tiptoe\tquiet\n" +
 	"tireless\tenergetic\n" +
 	"tirelessness\tdetermination\n" +
 	"titer\tconcentration\n" +
@@ -4282,6 +4338,8 @@ const wordnetData = "" +
 	"undefeated\ttriumphant\n" +
 	"undemonstrative\trestrained\n" +
 	"undercover\tunderground\n" +
+	"underhand\tsneaky\n" +
+	"underhanded\tsneaky\n" +
 	"undeterred\tresolute\n" +
 	"undiscouraged\tresolute\n" +
 	"undismayed\tresolute\n" +
@@ -4443,6 +4501,7 @@ const wordnetData = "" +
 	"vice\tevil\n" +
 	"viciously\tvicious\n" +
 	"viciousness\tbrutality\n" +
+	"victorian age\tvictorian\n" +
 	"victoriously\tvictorious\n" +
 	"victory celebration\tfestive\n" +
 	"vigour\tvigor\n" +
