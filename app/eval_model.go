@@ -135,6 +135,9 @@ type SuiteReport struct {
 	// ModelAlone is the adherence of a second pass with key bias 0 and one
 	// candidate (the model without decoding help), when it ran.
 	ModelAlone *eval.AdherenceSummary `json:"model_alone,omitempty"`
+	// ExplicitAdherence counts only what the prompts name, not what their
+	// words imply (eval_explicit.go).
+	ExplicitAdherence *eval.AdherenceSummary `json:"explicit_adherence,omitempty"`
 	// References are the real corpora the pieces are set against, and
 	// ReferenceSource where they came from ("measured" or "stored").
 	References      map[string]*CorpusRef `json:"references"`
@@ -277,7 +280,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 		return nil, fmt.Errorf("%w: --match %q: no such reference (have %s)", ErrUsage, o.Match, strings.Join(sortedRefNames(rep.References), ", "))
 	}
 
-	var ads []eval.Adherence
+	var ads, explicit []eval.Adherence
 	var sp, sg float64
 	var np, ng, valid, toks int
 	var genSecs float64
@@ -315,6 +318,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 			}
 			piece.Musicality = pieceMusicality(&r.Metrics, r.Adherence, rep.References[piece.Corpus])
 			ads = append(ads, r.Adherence)
+			explicit = append(explicit, explicitAdherence(p, m.Vocab, bars, &r.Metrics))
 			toks += r.Sampled
 			genSecs += r.Seconds
 			if v := r.Metrics.PitchClassEntropy; !math.IsNaN(v) {
@@ -333,6 +337,8 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 	}
 	rep.Valid = float64(valid) / float64(len(prompts))
 	rep.Adherence = eval.SummarizeAdherence(ads)
+	ex := eval.SummarizeAdherence(explicit)
+	rep.ExplicitAdherence = &ex
 	if genSecs > 0 {
 		rep.TokensPerSecond = float64(toks) / genSecs
 	}

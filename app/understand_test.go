@@ -21,9 +21,9 @@ func TestUnderstand(t *testing.T) {
 	if u.Attrs.TempoBPM < 55 || u.Attrs.TempoBPM > 80 || u.Attrs.KeyMinor || u.Attrs.KeyTonic < 0 || u.Dynamics != "p" {
 		t.Errorf("calm: %+v, dynamics %q", u.Attrs, u.Dynamics)
 	}
-	// Sparse: 1.25–2.5 notes a beat → the bins of 1–2.5.
-	if u.Attrs.Density < v.DensityBin(1.25) || u.Attrs.Density > v.DensityBin(2.5) {
-		t.Errorf("density bin %d, want %d–%d", u.Attrs.Density, v.DensityBin(1.25), v.DensityBin(2.5))
+	// Calm: 2–3.5 notes a beat → the bins of 2–3.5.
+	if u.Attrs.Density < v.DensityBin(2) || u.Attrs.Density > v.DensityBin(3.5) {
+		t.Errorf("density bin %d, want %d–%d", u.Attrs.Density, v.DensityBin(2), v.DensityBin(3.5))
 	}
 	if u.Attrs.Bars != DefaultBars || u.Velocity < 46 || u.Velocity > 58 {
 		t.Errorf("bars %d velocity %v", u.Attrs.Bars, u.Velocity)

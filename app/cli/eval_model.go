@@ -155,6 +155,10 @@ func writeSuiteText(w io.Writer, rep *app.SuiteReport, pieces bool) {
 	fmt.Fprintf(w, "  instruments F1 %.3f (precision %.3f, recall %.3f, n=%d)\n", float64(a.F1), float64(a.Precision), float64(a.Recall), a.InstrumentPieces)
 	fmt.Fprintf(w, "  drums  %s (asked: drums in ≥ 90%% of bars; asked none: none); share of bars with drums %.3f over the %d pieces asking\n", pct(a.Drums), float64(a.DrumBars), a.DrumBarPieces)
 	fmt.Fprintf(w, "  notes in the requested scale %.3f    ASA %.3f    valid MIDI %.1f%%\n", float64(a.Scale), float64(a.ASA), 100*rep.Valid)
+	if e := rep.ExplicitAdherence; e != nil {
+		fmt.Fprintf(w, "  what the prompts name alone (not what their words imply): TB %s  CK %s  meter %s  instruments F1 %.3f  drums %s\n",
+			pct(e.TB), pct(e.CK), pct(e.Meter), float64(e.F1), pct(e.Drums))
+	}
 	fmt.Fprintf(w, "  pitch-class entropy %.3f vs corpora %.3f (%+.1f%%), groove consistency %.3f vs %.3f (%+.1f%%)\n",
 		float64(rep.PitchClassEntropy.Suite), float64(rep.PitchClassEntropy.Corpus), 100*float64(rep.PitchClassEntropy.RelDiff),
 		float64(rep.GrooveConsistency.Suite), float64(rep.GrooveConsistency.Corpus), 100*float64(rep.GrooveConsistency.RelDiff))
