@@ -23,7 +23,10 @@ func TestEvalModelCommand(t *testing.T) {
 	}
 	dir := t.TempDir()
 	suite := filepath.Join(dir, "suite.txt")
-	if err := os.WriteFile(suite, []byte("# two prompts\nA rock song in E major with drums, bass and guitar\nA pop song in A major, 8 bars\n"), 0o644); err != nil {
+	// The second names nothing but key and length (since issue 25 "a pop
+	// song" implies drums and a band, and would be set against the drum
+	// corpora).
+	if err := os.WriteFile(suite, []byte("# two prompts\nA rock song in E major with drums, bass and guitar\nA piece in A major, 8 bars\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rolls := filepath.Join(dir, "rolls")
