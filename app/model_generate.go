@@ -58,6 +58,9 @@ type PromptRequest struct {
 	Choices text.Choices
 
 	register [2]int // pitches the pitched parts are pulled into (Understand); 0 0: none
+	// seedMix is what the words mean, hashed (text.Resolution.SeedMix):
+	// each candidate samples with its seed mixed with it.
+	seedMix uint64
 }
 
 // RegisterBias is the logit penalty per octave outside a register the
@@ -186,7 +189,7 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	u := Understand(UnderstandRequest{Prompt: req.Prompt, Seed: req.Seed, Bars: req.Bars, Attrs: req.Attrs, Choices: req.Choices}, m.Vocab)
 	fa := u.Attrs
 	req.Attrs = &fa
-	req.Seed = u.SampleSeed
+	req.seedMix = u.SampleSeed ^ req.Seed
 	req.register = u.RegisterRange
 	n := max(req.Candidates, 1)
 	lanes := m.lanes(n)
@@ -327,7 +330,7 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	}
 	s, release := m.newSampler()
 	defer release()
-	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed,
+	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed ^ req.seedMix,
 		EOS: int(v.EOS), Constraint: form, Force: form.Force, Adjust: c.Adjust,
 		Refill: func(hist []uint16) []uint16 { return condition.RefillBars(v, hist, s.W/2, a.Bars) }}
 	var reg func([]float32)

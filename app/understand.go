@@ -70,9 +70,10 @@ type Understanding struct {
 	RegisterRange [2]int `json:"register_range,omitempty"`
 	// Problems are the prompt's numbers that cannot be used.
 	Problems []string `json:"problems,omitempty"`
-	// SampleSeed is the seed the piece is sampled with: Seed mixed with
-	// what the words mean (text.Resolution.SeedMix), so prompts that mean
-	// different things never give the same piece for a seed.
+	// SampleSeed is the seed the piece (its first candidate) is sampled
+	// with: Seed mixed with what the words mean (text.Resolution.SeedMix),
+	// so prompts that mean different things never give the same piece for
+	// a seed; candidate i mixes Seed + i·0x9E3779B97F4A7C15 the same way.
 	SampleSeed uint64 `json:"sample_seed"`
 }
 
