@@ -126,7 +126,13 @@ func TestMeaning(t *testing.T) {
 		{"an ebullient tune", expect{mode: "major", as: "ebullient=exuberant"}},
 		{"a tempestuous sea", expect{mode: "minor", as: "tempestuous=stormy"}},
 		{"a wistful zorbly afternoon", expect{mode: "minor", unused: []string{"zorbly"}}},
-		// A MidiCaps caption.
+		// MidiCaps-style captions.
+		{"A short classical piece for piano, in the key of D major, with a 3/4 time signature and a moderate tempo. It evokes a romantic and nostalgic mood.",
+			expect{tempoLo: 100, tempoHi: 100, mode: "major", progs: []int{0}, drums: "no", genre: "classical"}},
+		{"This electronic song features synth lead, synth bass and drums, in A minor at 128 bpm; the mood is energetic and the genre is techno.",
+			expect{tempoLo: 128, tempoHi: 128, mode: "minor", progs: []int{80, 38}, drums: "yes", genre: "electronic"}},
+		{"A cinematic orchestral track with a dark, suspenseful atmosphere, played by strings, brass and timpani without percussion.",
+			expect{mode: "minor", progs: []int{47, 48, 61}, drums: "no"}},
 		{"A melodic electronic song with ambient elements, set in G minor at a lively Presto tempo. The piece features piano, synth pad and drums, and evokes relaxation and darkness.",
 			expect{tempoLo: 184, tempoHi: 184, mode: "minor", drums: "yes", progs: []int{0, 89}, unused: []string{"melodic"}}},
 	}

@@ -461,9 +461,11 @@ func ParsePrompt(prompt string) Prompt {
 
 	// Instruments and drums, longest phrase first; "no X"/"without X" drops X.
 	progs := map[int]bool{}
-	for _, term := range instrumentTerms {
-		for i := 0; i+len(term.words) <= len(words); i++ {
-			if !matchAt(words, consumed, i, term.words) {
+	// Leftmost first, the longest term at each word ("synth lead, synth
+	// bass": not "lead synth" across the comma).
+	for i := range words {
+		for _, term := range instrumentTerms {
+			if i+len(term.words) > len(words) || !matchAt(words, consumed, i, term.words) {
 				continue
 			}
 			// A style named with an instrument's word is the style ("synth
