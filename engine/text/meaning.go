@@ -18,9 +18,12 @@ import (
 // dynamics, instrument set, drums, genre or meter the prompt does not name
 // is drawn from what its words imply — a range sampled by the seed, never a
 // constant — and each carries its source ("tempo 62–76 bpm from
-// 'lullaby'"). Explicit words beat implied ones; among implications a
-// scene beats a style (a genre word), a style beats an ensemble, and moods
-// refine what is left (a tempo range meets the moods' own).
+// 'lullaby'"). Explicit words beat implied ones. Among implications, what
+// the music is chooses its instruments, drums and genre (a named ensemble,
+// then an ensemble or style word, then a scene: "an 8-bit boss battle" is
+// chiptune), and where it is used chooses its tempo, mood and dynamics (a
+// scene's range, then a style's, then an ensemble's; moods that are said
+// narrow it, and a faster mood moves a style's range: "upbeat pop").
 //
 // Dynamics reach the notes by velocity shaping, not by a model attribute:
 // the vocabulary has no DYNAMICS token and a model trained with one cannot
