@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/synth"
 )
 
 // synthFlags adds the synthesizer choice shared by render and play.
@@ -26,7 +25,7 @@ func addSynthFlags(fs interface {
 	Int(name string, value int, usage string) *int
 }) synthFlags {
 	return synthFlags{
-		soundfont: fs.String("soundfont", "", "SoundFont .sf2 to play with (default: the first in "+synth.SystemSoundFontDir+", else the built-in synthesizer)"),
+		soundfont: fs.String("soundfont", "", "SoundFont .sf2 to play with (default: the first in "+app.SoundFontDir+", else the built-in synthesizer)"),
 		builtin:   fs.Bool("builtin", false, "use the built-in synthesizer even when a SoundFont is installed"),
 		rate:      fs.Int("rate", 44100, "sample rate: 44100 or 48000"),
 		reverb:    fs.Bool("reverb", false, "add reverb and chorus"),

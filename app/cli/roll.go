@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/roll"
 )
 
 func init() {
@@ -37,8 +36,8 @@ func init() {
 			return fmt.Errorf("%w: -o %s: the output must be a .png file", ErrUsage, *out)
 		}
 		switch {
-		case *bars < 1 || *bars > roll.MaxBars:
-			return fmt.Errorf("%w: --bars %d: 1 to %d", ErrUsage, *bars, roll.MaxBars)
+		case *bars < 1 || *bars > app.MaxRollBars:
+			return fmt.Errorf("%w: --bars %d: 1 to %d", ErrUsage, *bars, app.MaxRollBars)
 		case *cols < 1 || *cols > 16:
 			return fmt.Errorf("%w: --cols %d: 1 to 16", ErrUsage, *cols)
 		case *px < 1 || *px > 96:

@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/gpt"
-	"github.com/amtstudio/amt/engine/train"
 )
 
 func init() {
@@ -26,7 +24,7 @@ func init() {
 		fs := NewFlags(env, c)
 		data := fs.String("data", "", "folder of token shards (NAME.bin + NAME.idx, vocab.json) or MIDI files")
 		out := fs.String("out", "", "output folder: model files, checkpoint.safetensors, vocab.json")
-		preset := fs.String("preset", "small", "model size: "+strings.Join(gpt.PresetNames(), ", "))
+		preset := fs.String("preset", "small", "model size: "+strings.Join(app.ModelPresets(), ", "))
 		steps := fs.Int("steps", 1000, "optimizer steps in all")
 		batch := fs.Int("batch", 8, "sequences per micro-batch (B)")
 		context_ := fs.Int("context", 256, "tokens per sequence (T)")
@@ -78,7 +76,7 @@ func init() {
 				w.Flush()
 			}
 		}
-		onStep := func(e train.Event) {
+		onStep := func(e app.TrainEvent) {
 			if e.Step%max(1, *logEvery) != 0 && e.ValLoss == nil && e.Step != e.Steps {
 				return
 			}
