@@ -10,32 +10,29 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/pipeline"
-	"github.com/amtstudio/amt/engine/text"
 	"github.com/amtstudio/amt/engine/token"
-	"github.com/amtstudio/amt/storage"
 )
 
 // IngestSummary is the JSON `amt ingest --json` prints.
 type IngestSummary struct {
-	RunID       uint64                `json:"run_id"`
-	Project     string                `json:"project"`
-	Dataset     string                `json:"dataset"`
-	Mode        pipeline.Mode         `json:"mode"`
-	Workers     pipeline.Workers      `json:"workers"`
-	Files       int                   `json:"files"`
-	Processed   int                   `json:"processed"`
-	OK          int                   `json:"ok"`
-	Failed      int                   `json:"failed"`
-	Unchanged   int                   `json:"unchanged"`
-	Cached      int                   `json:"cached"`
-	Removed     int                   `json:"removed"`
-	Styles      int                   `json:"styles"`
-	Bytes       int64                 `json:"bytes"`
-	Seconds     float64               `json:"seconds"`
-	Stages      []pipeline.StageStats `json:"stages"`
-	Bottleneck  string                `json:"bottleneck"`
-	Suggestions []string              `json:"suggestions"`
+	RunID       uint64                 `json:"run_id"`
+	Project     string                 `json:"project"`
+	Dataset     string                 `json:"dataset"`
+	Mode        app.IngestMode         `json:"mode"`
+	Workers     app.IngestWorkers      `json:"workers"`
+	Files       int                    `json:"files"`
+	Processed   int                    `json:"processed"`
+	OK          int                    `json:"ok"`
+	Failed      int                    `json:"failed"`
+	Unchanged   int                    `json:"unchanged"`
+	Cached      int                    `json:"cached"`
+	Removed     int                    `json:"removed"`
+	Styles      int                    `json:"styles"`
+	Bytes       int64                  `json:"bytes"`
+	Seconds     float64                `json:"seconds"`
+	Stages      []app.IngestStageStats `json:"stages"`
+	Bottleneck  string                 `json:"bottleneck"`
+	Suggestions []string               `json:"suggestions"`
 
 	// Rebarred counts the files re-barred to the meter inferred from their
 	// notes (RebarredFiles: the first pipeline.MaxRebarredFiles).
@@ -52,7 +49,7 @@ func summarize(project string, res *app.IngestResult) IngestSummary {
 }
 
 // writeStageTable prints stage statistics as an aligned table.
-func writeStageTable(w io.Writer, stages []storage.StageStat) {
+func writeStageTable(w io.Writer, stages []app.StageStat) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "stage\tworkers\titems\tbusy s\twait s\tMiB\tqueue mean\tqueue max\t")
 	for _, s := range stages {
@@ -62,10 +59,10 @@ func writeStageTable(w io.Writer, stages []storage.StageStat) {
 	tw.Flush()
 }
 
-func toStageStats(in []pipeline.StageStats) []storage.StageStat {
-	out := make([]storage.StageStat, len(in))
+func toStageStats(in []app.IngestStageStats) []app.StageStat {
+	out := make([]app.StageStat, len(in))
 	for i, s := range in {
-		out[i] = storage.StageStat{Name: s.Name, Workers: s.Workers, BusySeconds: s.BusySeconds,
+		out[i] = app.StageStat{Name: s.Name, Workers: s.Workers, BusySeconds: s.BusySeconds,
 			WaitSeconds: s.WaitSeconds, Items: s.Items, Bytes: s.Bytes, QueueMean: s.QueueMean, QueueMax: s.QueueMax}
 	}
 	return out
@@ -100,14 +97,14 @@ func init() {
 		if *project == "" {
 			return fmt.Errorf("%w: --project is required", ErrUsage)
 		}
-		m, err := pipeline.ParseMode(*mode)
+		m, err := app.ParseIngestMode(*mode)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrUsage, err)
 		}
 		if err := app.FirstError(app.IntIn("workers", *workers, 0, 1024), app.IntIn("batch", *batch, 0, 1<<20)); err != nil {
 			return err
 		}
-		if *genre != "" && text.GenreFamily(*genre) == "" {
+		if *genre != "" && app.GenreFamily(*genre) == "" {
 			return fmt.Errorf("%w: --genre %q: not a genre word (families: %s)", ErrUsage, *genre, strings.Join(token.GenreFamilies, ", "))
 		}
 		st, err := app.OpenStore(*home)
@@ -117,11 +114,11 @@ func init() {
 		defer st.Close()
 		opts := app.IngestOptions{Project: *project, Dir: pos[0], Dataset: *dataset, Mode: m, BatchItems: *batch, MappingCSV: *mapping, OnlineText: *online, Genre: *genre}
 		if *workers > 0 {
-			opts.Workers = pipeline.All(*workers)
+			opts.Workers = app.AllWorkers(*workers)
 		}
 		done := make(chan struct{})
 		if *progress {
-			ch := make(chan pipeline.Event, 16)
+			ch := make(chan app.IngestEvent, 16)
 			opts.Progress = ch
 			go func() {
 				defer close(done)
