@@ -7,6 +7,7 @@ import (
 	"github.com/amtstudio/amt/engine/pipeline"
 	"github.com/amtstudio/amt/engine/roll"
 	"github.com/amtstudio/amt/engine/text"
+	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/engine/train"
 	"github.com/amtstudio/amt/storage"
 )
@@ -61,3 +62,7 @@ func AllWorkers(n int) IngestWorkers { return pipeline.All(n) }
 // GenreFamily is the genre family a genre word belongs to ("bossa nova" →
 // "latin"); "" when the word names no genre (what --genre refuses).
 func GenreFamily(word string) string { return text.GenreFamily(word) }
+
+// LoadVocab reads a vocabulary file (vocab.json beside a model or a
+// dataset's shards).
+func LoadVocab(path string) (*token.Vocab, error) { return token.LoadVocab(path) }

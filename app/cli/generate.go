@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/token"
 )
 
@@ -78,7 +77,7 @@ func init() {
 			return err
 		}
 		s, attrs, secs, toks := gen.Score, gen.Attrs, gen.Seconds, gen.New
-		if err := midi.WriteFile(*out, s); err != nil {
+		if err := app.WriteMIDI(*out, s); err != nil {
 			return err
 		}
 		r := GenerateResult{Out: *out, Tokens: toks, Seconds: secs, TokensPerSecond: float64(toks) / secs,
