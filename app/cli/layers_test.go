@@ -65,3 +65,57 @@ func TestLayers(t *testing.T) {
 		t.Fatalf("parsed %d files of app and %d of ui: the walk missed them", apps, uis)
 	}
 }
+
+const module = "github.com/amtstudio/amt/"
+
+// cliMayImport are the packages of this module a non-test file of cli may
+// import: app, and the value types of the scores and attributes it prints
+// (as for ui/, see ui/layers_test.go).
+var cliMayImport = map[string]bool{module + "app": true, module + "engine/midi": true, module + "engine/token": true}
+
+// TestCLIImportsOnlyApp parses every non-test Go file of cli and fails on
+// an import of this module other than app, engine/midi and engine/token,
+// and on any import from outside the standard library (bbolt, a
+// synthesizer, …): the command line reaches the engine and the store only
+// through app, the layer the window calls, so the two front ends cannot
+// act differently on the same input. Tests may import more (engine/corpus
+// to find the real corpora, storage or engine/audio to check what a
+// command wrote, independently of the app code that wrote it).
+func TestCLIImportsOnlyApp(t *testing.T) {
+	files := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." {
+			return filepath.SkipDir // cli has no subpackage; testdata holds no Go
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		files++
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			first, _, _ := strings.Cut(p, "/")
+			switch {
+			case strings.HasPrefix(p, module):
+				if !cliMayImport[p] {
+					t.Errorf("app/cli/%s imports %s: the command line reaches the engine and the store through app only (add an app call or an alias in app/frontend_cli.go)", path, p)
+				}
+			case strings.Contains(first, "."):
+				t.Errorf("app/cli/%s imports %s: a package from outside the standard library belongs below app", path, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 20 {
+		t.Fatalf("parsed %d files: the walk missed app/cli", files)
+	}
+}
