@@ -8,11 +8,11 @@ import (
 	"math"
 	"os"
 
-	"github.com/amtstudio/amt/engine/atomicfile"
-
 	"github.com/go-audio/wav"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/synth"
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // ErrFormat is returned (wrapped) for a WAV file or bit depth this package
@@ -189,7 +189,7 @@ func WriteWAV(path string, p *synth.PCM, bits int) error {
 // ReadWAV reads a PCM WAV file (16, 24 or 32-bit integers) into float
 // samples in [−1, 1].
 func ReadWAV(path string) (*synth.PCM, error) {
-	f, err := os.Open(path)
+	f, _, err := userfile.OpenRegular(path) // the decoder seeks: a stream is refused, never waited on
 	if err != nil {
 		return nil, fmt.Errorf("audio: read %s: %w", path, err)
 	}

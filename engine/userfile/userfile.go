@@ -44,8 +44,9 @@ var (
 	// ErrTooLarge is returned (wrapped) for a file or stream longer than
 	// the limit its reader sets.
 	ErrTooLarge = errors.New("too large")
-	// ErrFolder is returned (wrapped) for a folder where a file is wanted.
-	ErrFolder = errors.New("is a folder")
+	// ErrFolder is returned (wrapped) for a folder where a file is wanted
+	// (worded as the system's EISDIR).
+	ErrFolder = errors.New("is a directory")
 )
 
 // Kind names what a file mode describes, for messages: "regular file",
@@ -132,7 +133,7 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	switch {
 	case m.IsDir():
 		f.Close()
-		return nil, nil, fmt.Errorf("%s %w, not a file", path, ErrFolder)
+		return nil, nil, fmt.Errorf("%s: %w (a folder, not a file)", path, ErrFolder)
 	case !m.IsRegular() && !IsStream(m):
 		f.Close()
 		return nil, nil, fmt.Errorf("%s is a %s: %w", path, Kind(m), ErrNotRegular)
@@ -153,7 +154,11 @@ func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	if !fi.Mode().IsRegular() {
+	switch {
+	case fi.IsDir():
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w (a folder, not a file)", path, ErrFolder)
+	case !fi.Mode().IsRegular():
 		f.Close()
 		return nil, nil, fmt.Errorf("%s is a %s: %w", path, Kind(fi.Mode()), ErrNotRegular)
 	}
