@@ -12,6 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/pipeline"
 	"github.com/amtstudio/amt/engine/token"
@@ -70,6 +71,11 @@ func ExportExamples(ctx context.Context, st *storage.Store, project, dataset, di
 	if err != nil {
 		return nil, fmt.Errorf("export examples: %w", err)
 	}
+	forget, err := atomicfile.Track(pieces) // removed also when a stop outlives its grace
+	if err != nil {
+		return nil, fmt.Errorf("export examples: %w", err)
+	}
+	defer forget()
 	defer os.RemoveAll(pieces)
 	vj, err := writeLivePieces(ctx, st, project, dataset, filepath.Join(pieces, "pieces"))
 	if err != nil {

@@ -300,11 +300,11 @@ func (w *writer) split(name string, s *train.Split, n int, seed uint64) error {
 			return err
 		})
 		if err != nil {
-			os.Remove(tmpTok)
+			atomicfile.Discard(tmpTok)
 			return fmt.Errorf("examples: %s: %w", sh.LengthsFile, err)
 		}
 		if err := atomicfile.Commit(tmpTok, tokPath); err != nil {
-			os.Remove(tmpLen)
+			atomicfile.Discard(tmpLen)
 			return fmt.Errorf("examples: %s: %w", sh.TokensFile, err)
 		}
 		if err := atomicfile.Commit(tmpLen, lenPath); err != nil {
