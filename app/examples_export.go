@@ -52,6 +52,9 @@ func DefaultExamplesSpec() ExamplesSpec {
 // through a temporary shard in dir (memory-mapped), so memory stays bounded
 // by one batch whatever the dataset's size.
 func ExportExamples(ctx context.Context, st *storage.Store, project, dataset, dir string, spec ExamplesSpec) (*examples.Manifest, error) {
+	if err := CheckOutputDir(dir); err != nil { // app/output.go: before any work
+		return nil, fmt.Errorf("export examples: %w", err)
+	}
 	if spec.Train < 1 || spec.Context < 2 || spec.Batch < 1 {
 		return nil, fmt.Errorf("%w: export examples: --examples, --context and --batch must be ≥ 1, 2 and 1 (got %d, %d, %d)", ErrUsage, spec.Train, spec.Context, spec.Batch)
 	}

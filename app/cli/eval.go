@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -20,7 +19,7 @@ import (
 func parseAttrs(arg string) (*token.Attributes, error) {
 	data := []byte(arg)
 	if name, ok := strings.CutPrefix(arg, "@"); ok {
-		b, err := os.ReadFile(name)
+		b, err := app.ReadInput(name)
 		if err != nil {
 			return nil, fmt.Errorf("--attrs: %w", err)
 		}

@@ -55,6 +55,14 @@ func init() {
 		if len(pos) > 0 {
 			return fmt.Errorf("%w: unexpected arguments %v", ErrUsage, pos)
 		}
+		if env, err = checkOutputs(env, *save); err != nil { // output.go: before the suite runs
+			return err
+		}
+		if *rolls != "" {
+			if err := app.CheckOutputDir(*rolls); err != nil {
+				return err
+			}
+		}
 		if *rollCount < 1 {
 			return fmt.Errorf("%w: --roll-count %d: at least 1", ErrUsage, *rollCount)
 		}

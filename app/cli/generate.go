@@ -53,6 +53,9 @@ func init() {
 		if *model == "" || *out == "" {
 			return fmt.Errorf("%w: --model and -o are required", ErrUsage)
 		}
+		if env, err = checkOutputs(env, *out); err != nil { // output.go
+			return err
+		}
 		if err := checkGenerate(0, *n, *temp, *topK, *topP, 1, 0, 0); err != nil {
 			return err
 		}

@@ -103,6 +103,9 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if *out == "" {
 		return fmt.Errorf("%w: -o out.mid is required", ErrUsage)
 	}
+	if env, err = checkOutputs(env, *out, *wav); err != nil { // output.go
+		return err
+	}
 	if err := checkGenerate(*bars, *n, *temp, *topK, *topP, *f.candidates, *f.keyBias, *f.rhythmBias); err != nil {
 		return err
 	}

@@ -5,10 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime/pprof"
-	"runtime/trace"
 	"strings"
 
 	"github.com/amtstudio/amt/app"
@@ -57,7 +53,7 @@ func init() {
 			*warmup = max(1, *steps/20)
 		}
 		if *profile != "" {
-			stopProf, err := startProfile(*profile)
+			stopProf, err := app.StartProfile(*profile)
 			if err != nil {
 				return err
 			}
@@ -111,36 +107,4 @@ func init() {
 		return runErr
 	}
 	Register(c)
-}
-
-func startProfile(dir string) (func(), error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	cf, err := os.Create(filepath.Join(dir, "cpu.pprof"))
-	if err != nil {
-		return nil, err
-	}
-	tf, err := os.Create(filepath.Join(dir, "trace.out"))
-	if err != nil {
-		cf.Close()
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(cf); err != nil {
-		cf.Close()
-		tf.Close()
-		return nil, err
-	}
-	if err := trace.Start(tf); err != nil {
-		pprof.StopCPUProfile()
-		cf.Close()
-		tf.Close()
-		return nil, err
-	}
-	return func() {
-		trace.Stop()
-		pprof.StopCPUProfile()
-		tf.Close()
-		cf.Close()
-	}, nil
 }
