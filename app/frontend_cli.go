@@ -30,6 +30,9 @@ type (
 	IngestMode       = pipeline.Mode
 	IngestWorkers    = pipeline.Workers
 	IngestStageStats = pipeline.StageStats
+	// IngestSkipped is an entry named like a MIDI file that ingestion
+	// left out, with its kind ("named pipe (FIFO)", …).
+	IngestSkipped = pipeline.SkippedFile
 	// Num is a measured number that encodes NaN and ±Inf in JSON as null
 	// (engine/eval); Rate a share of pieces meeting a check.
 	Num  = eval.Num

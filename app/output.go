@@ -29,14 +29,14 @@ import (
 //     in that file's own folder, and the link stays a link (a link to a
 //     stream is written as that stream). A dangling symlink and a loop are
 //     refused: a link names where to write, and there is no such place.
-//   - A named pipe, a character device (/dev/stdout, a terminal,
-//     /dev/null, /dev/full) or a socket is written through as a stream:
+//   - A named pipe or a character device (/dev/stdout, a terminal,
+//     /dev/null, /dev/full) is written through as a stream:
 //     opened without creating or truncating anything, a pipe waited on
 //     until its reader comes or the work is stopped; its write errors
 //     (ENOSPC on /dev/full, EPIPE) fail the command. Standard output
 //     named by path (/dev/stdout, /proc/self/fd/1) is standard output.
-//   - A folder is refused, and so is a block device (a disk is never the
-//     place for a MIDI file). Commands check their outputs with
+//   - A folder is refused, and so are a block device (a disk is never
+//     the place for a MIDI file) and a socket (it cannot be opened). Commands check their outputs with
 //     CheckOutput before any work, so `--wav DIR` fails at once, not after
 //     a piece was generated.
 //

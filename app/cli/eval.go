@@ -129,6 +129,12 @@ func writeEvalText(w io.Writer, rep *app.EvalReport) {
 	}
 	fmt.Fprintf(tw, "evaluated %d files (%d failed); metrics %.0f pieces/s per core, parsing %.3f s, wall %.3f s\n\n",
 		rep.Evaluated, rep.Failed, rep.PiecesPerSecond, rep.ParseSeconds, rep.WallSeconds)
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(tw, "skipped %s: %s (not a regular file, never opened)\n", Safe(s.Path), s.Kind)
+	}
+	if len(rep.Skipped) > 0 {
+		fmt.Fprintln(tw)
+	}
 	if rep.Reference == nil {
 		fmt.Fprintln(tw, "metric\tn\tmean\tstd\tmedian\t")
 		for _, s := range rep.Summary {

@@ -38,6 +38,12 @@ type IngestSummary struct {
 	// notes (RebarredFiles: the first pipeline.MaxRebarredFiles).
 	Rebarred      int      `json:"rebarred"`
 	RebarredFiles []string `json:"rebarred_files,omitempty"`
+
+	// Skipped counts the entries named like MIDI files that are not
+	// regular files (a named pipe, a device, a dangling symlink): never
+	// opened. SkippedFiles lists the first of them with their kind.
+	Skipped      int                 `json:"skipped"`
+	SkippedFiles []app.IngestSkipped `json:"skipped_files,omitempty"`
 }
 
 func summarize(project string, res *app.IngestResult) IngestSummary {
@@ -45,7 +51,8 @@ func summarize(project string, res *app.IngestResult) IngestSummary {
 	return IngestSummary{RunID: res.RunID, Project: project, Dataset: res.Dataset, Mode: r.Mode, Workers: r.Workers,
 		Files: r.Files, Processed: r.Processed, OK: r.OK, Failed: r.Failed, Unchanged: r.Unchanged, Cached: r.Cached,
 		Removed: r.Removed, Styles: r.Styles, Bytes: r.Bytes, Seconds: r.Seconds, Stages: r.Stages,
-		Bottleneck: r.Bottleneck, Suggestions: r.Suggestions, Rebarred: r.Rebarred, RebarredFiles: r.RebarredFiles}
+		Bottleneck: r.Bottleneck, Suggestions: r.Suggestions, Rebarred: r.Rebarred, RebarredFiles: r.RebarredFiles,
+		Skipped: r.Skipped, SkippedFiles: r.SkippedFiles}
 }
 
 // writeStageTable prints stage statistics as an aligned table.
@@ -153,6 +160,7 @@ func init() {
 		fmt.Fprintf(env.Stdout, "run %d: %s → project %q, dataset %q (%s mode)\n", sum.RunID, Safe(pos[0]), Safe(*project), Safe(sum.Dataset), sum.Mode)
 		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed, %d from cache), %d unchanged, %d removed; %d style groups; %.2f s\n\n",
 			sum.Files, sum.Processed, sum.OK, sum.Failed, sum.Cached, sum.Unchanged, sum.Removed, sum.Styles, sum.Seconds)
+		writeSkipped(env.Stdout, sum.Skipped, sum.SkippedFiles)
 		writeRebarred(env.Stdout, sum.Rebarred, sum.RebarredFiles)
 		writeStageTable(env.Stdout, toStageStats(sum.Stages))
 		fmt.Fprintf(env.Stdout, "\nbottleneck: %s\n", sum.Bottleneck)
@@ -165,6 +173,25 @@ func init() {
 		return err
 	}
 	Register(c)
+}
+
+// writeSkipped lists the entries left out because they are not regular
+// files (at most rebarredShown).
+func writeSkipped(w io.Writer, n int, files []app.IngestSkipped) {
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "skipped: %d entries that are not regular files (never opened)\n", n)
+	for i, f := range files {
+		if i == rebarredShown {
+			break
+		}
+		fmt.Fprintf(w, "  %s: %s\n", Safe(f.Path), f.Kind)
+	}
+	if n > min(len(files), rebarredShown) {
+		fmt.Fprintf(w, "  … and %d more\n", n-min(len(files), rebarredShown))
+	}
+	fmt.Fprintln(w)
 }
 
 func shellQuote(s string) string {

@@ -15,7 +15,7 @@
 //     open. OpenRegular refuses all but regular files (what a walk found).
 //   - ReadAll reads at most a limit and stops when its context ends, also
 //     in the middle of a read from a pipe that has a writer but no data.
-//   - OpenStream opens a named pipe, a character device or a socket for
+//   - OpenStream opens a named pipe or a character device for
 //     writing as a stream, without creating or truncating anything, and
 //     waits for a pipe's reader only as long as its context lives.
 //
@@ -73,9 +73,10 @@ func Kind(m fs.FileMode) string {
 }
 
 // IsStream reports whether m is a file that is read or written as a
-// stream, not stored: a named pipe, a character device or a socket.
+// stream, not stored: a named pipe or a character device. (A socket's
+// file cannot be opened at all: open(2) fails with ENXIO.)
 func IsStream(m fs.FileMode) bool {
-	return m&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeCharDevice) != 0
+	return m&fs.ModeNamedPipe != 0 || m&fs.ModeCharDevice != 0
 }
 
 // Skip reports whether a folder walk must leave the entry d at path out,
@@ -115,8 +116,8 @@ func Skip(path string, d fs.DirEntry) (why string, info fs.FileInfo) {
 }
 
 // Open opens path for reading without blocking on it and returns what it
-// opened (fstat of the open file). A regular file, a named pipe, a
-// character device or a socket's stream are returned; a folder is refused
+// opened (fstat of the open file). A regular file, a named pipe or a
+// character device is returned; a folder is refused
 // (ErrFolder), as is a block device (ErrNotRegular): a disk is no one's
 // MIDI file. Errors name the path.
 func Open(path string) (*os.File, fs.FileInfo, error) {
@@ -260,13 +261,16 @@ func ReadRegular(ctx context.Context, path string, limit int64) ([]byte, error) 
 	return ReadAll(ctx, f, path, limit)
 }
 
-// OpenStream opens path, a named pipe, a character device or a socket's
-// stream, for writing: nothing is created or truncated. A pipe with no
+// OpenStream opens path, a named pipe or a character device, for
+// writing: nothing is created or truncated. A pipe with no
 // reader yet is tried again every few milliseconds until one comes or ctx
 // ends. The file's writes take deadlines where the kind allows (pipes,
 // terminals), so a writer can be stopped while a reader stalls
 // (WriteAll).
 func OpenStream(ctx context.Context, path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err == nil && !IsStream(fi.Mode()) {
+		return nil, fmt.Errorf("%s is a %s, not a stream: %w", path, Kind(fi.Mode()), ErrNotRegular)
+	}
 	for {
 		f, err := os.OpenFile(path, writeStreamFlags, 0)
 		if err == nil {
