@@ -63,14 +63,14 @@ func init() {
 		if *out == "" {
 			return fmt.Errorf("%w: -o OUT.wav is required", ErrUsage)
 		}
+		if env, err = checkOutputs(env, *out); err != nil { // output.go
+			return err
+		}
 		if !strings.EqualFold(filepath.Ext(*out), ".wav") && !app.OutputIsStream(*out) {
 			return fmt.Errorf("%w: -o %s: the output must be a .wav file (or -, a pipe, a device)", ErrUsage, *out)
 		}
 		if *stems && app.OutputIsStream(*out) {
 			return fmt.Errorf("%w: --stems -o %s: stems are written beside a WAV file, and a stream has no folder", ErrUsage, *out)
-		}
-		if env, err = checkOutputs(env, *out); err != nil { // output.go
-			return err
 		}
 		if err := sf.check(); err != nil {
 			return err

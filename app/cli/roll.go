@@ -32,11 +32,11 @@ func init() {
 		if *out == "" {
 			return fmt.Errorf("%w: -o OUT.png is required", ErrUsage)
 		}
-		if !strings.EqualFold(filepath.Ext(*out), ".png") && !app.OutputIsStream(*out) {
-			return fmt.Errorf("%w: -o %s: the output must be a .png file (or -, a pipe, a device)", ErrUsage, *out)
-		}
 		if env, err = checkOutputs(env, *out); err != nil { // output.go
 			return err
+		}
+		if !strings.EqualFold(filepath.Ext(*out), ".png") && !app.OutputIsStream(*out) {
+			return fmt.Errorf("%w: -o %s: the output must be a .png file (or -, a pipe, a device)", ErrUsage, *out)
 		}
 		switch {
 		case *bars < 1 || *bars > app.MaxRollBars:
