@@ -180,7 +180,9 @@ func TestStreamsThroughPipes(t *testing.T) {
 	}
 }
 
-func le32(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
 
 // TestOutputsRefusedOrStreamed: `--wav DIR` and `-o DIR` fail before any
 // work with a message naming the folder, write nothing anywhere (the
@@ -268,19 +270,23 @@ func TestInputsNeverHang(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	commands := map[string]func(in string) []string{
-		"inspect":    func(in string) []string { return []string{"inspect", in} },
-		"tokenize":   func(in string) []string { return []string{"tokenize", in} },
-		"eval":       func(in string) []string { return []string{"eval", in} },
-		"render":     func(in string) []string { return []string{"render", in, "-o", out + ".wav", "--builtin"} },
-		"play":       func(in string) []string { return []string{"play", in, "--builtin"} },
-		"roll":       func(in string) []string { return []string{"roll", in, "-o", out + ".png"} },
-		"continue":   func(in string) []string { return []string{"generate", "--model", model, "--continue", in, "-o", out + ".mid"} },
-		"regenerate": func(in string) []string { return []string{"generate", "--model", model, "--regenerate", "1-2", in, "-o", out + ".mid"} },
-		"wavcheck":   func(in string) []string { return []string{"wavcheck", in} },
-		"suite":      func(string) []string { return []string{"eval-model", "--suite", fifo, "--model", model} },
-		"attrs":      func(string) []string { return []string{"eval", "--attrs", "@" + fifo, zlink} },
-		"soundfont":  func(in string) []string { return []string{"render", "x.mid", "--soundfont", in, "-o", out + ".wav"} },
-		"vocab":      func(in string) []string { return []string{"tokenize", "x.mid", "--vocab", in} },
+		"inspect":  func(in string) []string { return []string{"inspect", in} },
+		"tokenize": func(in string) []string { return []string{"tokenize", in} },
+		"eval":     func(in string) []string { return []string{"eval", in} },
+		"render":   func(in string) []string { return []string{"render", in, "-o", out + ".wav", "--builtin"} },
+		"play":     func(in string) []string { return []string{"play", in, "--builtin"} },
+		"roll":     func(in string) []string { return []string{"roll", in, "-o", out + ".png"} },
+		"continue": func(in string) []string {
+			return []string{"generate", "--model", model, "--continue", in, "-o", out + ".mid"}
+		},
+		"regenerate": func(in string) []string {
+			return []string{"generate", "--model", model, "--regenerate", "1-2", in, "-o", out + ".mid"}
+		},
+		"wavcheck":  func(in string) []string { return []string{"wavcheck", in} },
+		"suite":     func(string) []string { return []string{"eval-model", "--suite", fifo, "--model", model} },
+		"attrs":     func(string) []string { return []string{"eval", "--attrs", "@" + fifo, zlink} },
+		"soundfont": func(in string) []string { return []string{"render", "x.mid", "--soundfont", in, "-o", out + ".wav"} },
+		"vocab":     func(in string) []string { return []string{"tokenize", "x.mid", "--vocab", in} },
 	}
 	for name, args := range commands {
 		for _, in := range []string{fifo, "/dev/zero", zlink, dir} {
