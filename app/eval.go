@@ -299,7 +299,7 @@ func BenchEval(ctx context.Context, dir string, rounds int) (*EvalBench, error) 
 	parse := time.Since(t0).Seconds()
 	best := func(f func()) float64 {
 		b := math.Inf(1)
-		for r := 0; r < max(rounds, 1); r++ {
+		for r := 0; r < max(rounds, 1) && ctx.Err() == nil; r++ { // a stop ends the rounds
 			t := time.Now()
 			f()
 			b = min(b, time.Since(t).Seconds())
@@ -317,6 +317,9 @@ func BenchEval(ctx context.Context, dir string, rounds int) (*EvalBench, error) 
 			ev.Measure(s)
 		}
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	n := float64(len(scores))
 	return &EvalBench{
 		Dir: dir, Files: len(files), Parsed: len(scores),

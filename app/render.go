@@ -106,7 +106,8 @@ func StreamScore(s *midi.Score, opts RenderOptions) (*synth.Stream, *RenderResul
 	if s.NoteCount() == 0 {
 		return nil, nil, fmt.Errorf("render %s: %w (the piece holds only meta events)", opts.Input, ErrNoNotes)
 	}
-	r, warn, err := synth.New(opts.SoundFont, opts.Builtin, synth.Options{SampleRate: opts.SampleRate, Reverb: opts.Reverb, Chorus: opts.Reverb})
+	r, warn, err := synth.New(opts.SoundFont, opts.Builtin, synth.Options{SampleRate: opts.SampleRate, Reverb: opts.Reverb, Chorus: opts.Reverb,
+		Context: Stopping()}) // a stop ends the read of a large SoundFont
 	if err != nil {
 		return nil, nil, fmt.Errorf("render %s: %w", opts.Input, err)
 	}

@@ -29,7 +29,7 @@ import (
 // the process exits, so a stop takes at most about StopGrace whatever runs.
 
 // StopGrace is how long stopping work may take before it is abandoned.
-const StopGrace = 1500 * time.Millisecond
+const StopGrace = 750 * time.Millisecond
 
 var stopping struct {
 	ctx    context.Context
@@ -54,6 +54,16 @@ func SignalStatus(sig os.Signal) int {
 	return 130
 }
 
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
 // RunCommand runs one command line. run's context ends at the first
 // SIGINT or SIGTERM (and on Stop). RunCommand returns run's exit code, or,
 // after a signal, that signal's status (SignalStatus): as soon as run
@@ -74,11 +84,11 @@ func RunCommand(stderr io.Writer, run func(ctx context.Context) int) int {
 		return code
 	case sig = <-sigs:
 	}
-	Stop(fmt.Errorf("stopped by %v", sig))
+	Stop(fmt.Errorf("stopped by %s", signalName(sig)))
 	cancel()
 	code := SignalStatus(sig)
 	if n, ok := finish(StopGrace, func() { <-done }, sigs); !ok {
-		fmt.Fprintf(stderr, "amt: stopped by %v; the work still running after %v was abandoned (%d temporary files removed)\n", sig, StopGrace, n)
+		fmt.Fprintf(stderr, "amt: stopped by %s; the work still running after %v was abandoned (%d temporary files removed)\n", signalName(sig), StopGrace, n)
 	}
 	return code
 }

@@ -92,6 +92,11 @@ func Main(ctx context.Context, env *Env, args []string) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil && context.Cause(ctx) != context.Canceled:
+		// Stopped (app.RunCommand: "stopped by SIGTERM"); what was
+		// committed before is kept.
+		fmt.Fprintf(env.Stderr, "amt %s: %s (%s)\n", c.Name, context.Cause(ctx), Safe(err.Error()))
+		return 1
 	case errors.Is(err, ErrUsage):
 		fmt.Fprintf(env.Stderr, "amt %s: %s\nusage: amt %s\n", c.Name, Safe(err.Error()), c.Usage)
 		return 2

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -16,6 +17,9 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/app"
+	"github.com/amtstudio/amt/app/internal/testfiles"
+	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/safetensors"
 )
 
 // The tests of this file run the command line as a process, as a user's
@@ -352,4 +356,150 @@ func listDir(t *testing.T, dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// writeCorpus writes n small distinct MIDI files (64 notes each) under dir
+// in 50 folders, plainly (no sync: a test's corpus).
+func writeCorpus(t *testing.T, dir string, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		s := &midi.Score{Format: 1, TicksPerBeat: 96, Title: fmt.Sprintf("Tune %d", i),
+			Tempos: []midi.TempoChange{{Tick: 0, MicrosPerBeat: 400000 + 10*i}},
+			Meters: []midi.MeterChange{{Tick: 0, Num: 4, Den: 4}}}
+		tr := midi.Track{Program: i % 128}
+		for k := 0; k < 64; k++ {
+			tr.Notes = append(tr.Notes, midi.Note{Tick: int64(k * 96), Dur: 90, Pitch: uint8(60 + (k*5+i)%24), Velocity: 80})
+		}
+		s.Tracks, s.EndTick = []midi.Track{tr}, 64*96
+		var b bytes.Buffer
+		if err := s.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("d%02d/t%05d.mid", i%50, i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// longScore is an hour of quarter notes at 120 bpm: minutes of rendering.
+func longScore(t *testing.T, path string) {
+	t.Helper()
+	s := &midi.Score{Format: 1, TicksPerBeat: 96, Tempos: []midi.TempoChange{{Tick: 0, MicrosPerBeat: 500000}}}
+	tr := midi.Track{}
+	for k := 0; k < 7200; k++ {
+		tr.Notes = append(tr.Notes, midi.Note{Tick: int64(k * 96), Dur: 90, Pitch: uint8(48 + k%24), Velocity: 80})
+	}
+	s.Tracks, s.EndTick = []midi.Track{tr}, 7200*96
+	if err := midi.WriteFile(path, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSignalsStopLongCommands starts each long command on work that
+// takes many seconds, signals it mid-way (SIGTERM, or SIGINT as Ctrl-C
+// does), and checks that it ends within 2 s (a generous bound: the
+// commands stop in milliseconds, and app.RunCommand abandons what is still
+// running after app.StopGrace, 750 ms) with status 143 (130), leaves no
+// temporary file or scratch folder anywhere it wrote, writes no partial
+// output, and keeps what it had committed: the store opens and lists its
+// items, an ingestion run again completes, a training checkpoint reads.
+func TestSignalsStopLongCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the long commands take a minute in all")
+	}
+	root := t.TempDir()
+	p := func(n string) string { return filepath.Join(root, n) }
+	tmp := p("tmp")
+	os.Mkdir(tmp, 0o755)
+
+	corpus := p("corpus")
+	writeCorpus(t, corpus, 3000)
+	syscall.Mkfifo(filepath.Join(corpus, "pipe.mid"), 0o644) // the audit's hang, skipped now
+	os.Symlink("/dev/zero", filepath.Join(corpus, "zero.mid"))
+	shard := p("shard")
+	os.Mkdir(shard, 0o755)
+	testfiles.Shard(t, shard)
+	long := p("long.mid")
+	longScore(t, long)
+	suite := p("suite.txt")
+	os.WriteFile(suite, []byte(strings.Repeat("a waltz in G\na rock song with drums, 16 bars\na fast reel\n", 30)), 0o644)
+	small := p("small")
+	testfiles.Corpus(t, small, 30)
+	exHome := p("exhome")
+	if code, _, se := runCLI("ingest", small, "--project", "x", "--home", exHome); code != 0 {
+		t.Fatalf("ingest for the export: %d %s", code, se)
+	}
+
+	home := p("home")
+	cases := []struct {
+		name  string
+		sig   syscall.Signal
+		wait  time.Duration
+		args  []string
+		check func(t *testing.T)
+	}{
+		{"ingest", syscall.SIGTERM, 1500 * time.Millisecond, []string{"ingest", corpus, "--project", "p", "--home", home, "--batch", "8"}, func(t *testing.T) {
+			code, so, se := runAmt(t, time.Minute, nil, "datasets", "--project", "p", "--home", home, "--json")
+			var ds struct {
+				Datasets []struct{ Items, OK int }
+			}
+			if code != 0 || json.Unmarshal(so, &ds) != nil || len(ds.Datasets) != 1 || ds.Datasets[0].Items == 0 || ds.Datasets[0].Items >= 3000 {
+				t.Errorf("after the stop: datasets exit %d, %s %s: want the batches committed before it", code, so, se)
+			}
+			code, so, se = runAmt(t, 2*time.Minute, nil, "ingest", corpus, "--project", "p", "--home", home, "--json")
+			var sum IngestSummary
+			if code != 0 || json.Unmarshal(so, &sum) != nil || sum.Unchanged == 0 || sum.OK+sum.Unchanged != 3000 || sum.Skipped != 2 {
+				t.Errorf("ingesting again: exit %d, %+v, %s", code, sum, se)
+			}
+		}},
+		{"train", syscall.SIGINT, 2 * time.Second, []string{"train", "--data", shard, "--out", p("model"), "--preset", "tiny", "--steps", "1000000",
+			"--batch", "2", "--context", "32", "--checkpoint-every", "10", "--val-every", "0"}, func(t *testing.T) {
+			if _, _, err := safetensors.Read(filepath.Join(p("model"), "checkpoint.safetensors")); err != nil {
+				t.Errorf("the last checkpoint: %v", err)
+			}
+		}},
+		{"generate", syscall.SIGTERM, 1500 * time.Millisecond, []string{"generate", "a long pop song with drums and piano, 160 bars", "--candidates", "16",
+			"-o", p("g.mid"), "--wav", p("g.wav")}, func(t *testing.T) {
+			if _, err := os.Stat(p("g.mid")); err == nil {
+				t.Error("a piece was written")
+			}
+		}},
+		{"render", syscall.SIGTERM, time.Second, []string{"render", long, "-o", p("long.wav")}, func(t *testing.T) {
+			if _, err := os.Stat(p("long.wav")); err == nil {
+				t.Error("a partial WAV was written")
+			}
+		}},
+		{"eval-model", syscall.SIGTERM, 2 * time.Second, []string{"eval-model", "--suite", suite, "--corpus", "stored", "--save", p("s.json"), "--rolls", p("rolls")}, func(t *testing.T) {
+			if _, err := os.Stat(p("s.json")); err == nil {
+				t.Error("a report was saved")
+			}
+		}},
+		{"bench train", syscall.SIGTERM, 1500 * time.Millisecond, []string{"bench", "train", "--data", shard, "--steps", "1000000", "--preset", "tiny", "--context", "32"}, nil},
+		{"bench synth", syscall.SIGINT, time.Second, []string{"bench", "synth", "--file", long, "--min-seconds", "60"}, nil},
+		{"bench engine", syscall.SIGTERM, time.Second, []string{"bench", "engine", "--repeat", "100"}, nil},
+		{"datasets export", syscall.SIGTERM, 1500 * time.Millisecond, []string{"datasets", "--project", "x", "--home", exHome, "--export-examples", p("ex"),
+			"--examples", "5000000", "--context", "64"}, func(t *testing.T) {
+			if code, _, se := runAmt(t, time.Minute, nil, "datasets", "--project", "x", "--home", exHome); code != 0 {
+				t.Errorf("the store after the stop: exit %d, %s", code, se)
+			}
+		}},
+	}
+	want := map[syscall.Signal]int{syscall.SIGTERM: 143, syscall.SIGINT: 130}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, took := stopAfter(t, amt(t, tmp, c.args...), c.wait, c.sig)
+			t.Logf("%s: exit %d, %v after %v", c.name, code, took, c.sig)
+			if code != want[c.sig] || took > 2*time.Second {
+				t.Errorf("%v: exit %d after %v, want %d within 2 s", c.sig, code, took, want[c.sig])
+			}
+			if l := leftovers(t, root); len(l) > 0 {
+				t.Errorf("left behind: %v", l)
+			}
+			if c.check != nil {
+				c.check(t)
+			}
+		})
+	}
 }

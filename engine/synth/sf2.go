@@ -158,7 +158,12 @@ const MaxSoundFontFile = 2 << 30
 
 // LoadSoundFont reads and parses a .sf2 file.
 func LoadSoundFont(path string) (*SoundFont, error) {
-	data, err := userfile.ReadRegular(context.Background(), path, MaxSoundFontFile) // a FIFO or a device is refused, never waited on
+	return LoadSoundFontContext(context.Background(), path)
+}
+
+// LoadSoundFontContext is LoadSoundFont stopped by ctx while it reads.
+func LoadSoundFontContext(ctx context.Context, path string) (*SoundFont, error) {
+	data, err := userfile.ReadRegular(ctx, path, MaxSoundFontFile) // a FIFO or a device is refused, never waited on
 	if err != nil {
 		return nil, fmt.Errorf("synth: soundfont %s: %w", path, err)
 	}
