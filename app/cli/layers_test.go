@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -117,5 +118,45 @@ func TestCLIImportsOnlyApp(t *testing.T) {
 	}
 	if files < 20 {
 		t.Fatalf("parsed %d files: the walk missed app/cli", files)
+	}
+}
+
+// cliMayNotCall are the functions that open, read or write a user's file
+// directly: a command reaches files through app (app.ReadMIDI,
+// app.ReadInput, app.WriteOutput, app.WriteMIDI…), where the input checks
+// (no FIFO waited on, bounded reads), the output rules (atomic files,
+// streams, refused folders and devices) and stopping live once for both
+// front ends.
+var cliMayNotCall = map[string]bool{
+	"os.Open": true, "os.OpenFile": true, "os.Create": true, "os.ReadFile": true, "os.WriteFile": true,
+	"os.CreateTemp": true, "os.MkdirTemp": true, "os.Rename": true,
+	"midi.ReadFile": true, "midi.ReadFileContext": true, "midi.WriteFile": true, "token.LoadVocab": true,
+}
+
+// TestCLIFilesThroughApp parses every non-test file of cli and fails on a
+// call of cliMayNotCall.
+func TestCLIFilesThroughApp(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil || len(files) < 20 {
+		t.Fatalf("%d files, %v", len(files), err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && cliMayNotCall[id.Name+"."+sel.Sel.Name] {
+				t.Errorf("app/cli/%s uses %s.%s: read and write a user's files through app (app/input.go, app/output.go)", path, id.Name, sel.Sel.Name)
+			}
+			return true
+		})
 	}
 }
