@@ -13,7 +13,7 @@ FUZZ := engine/midi:FuzzParse engine/synth:FuzzParseSF2 engine/safetensors:FuzzP
 	engine/token:FuzzDecode engine/token:FuzzParseVocab engine/gpt:FuzzReadConfig \
 	engine/train:FuzzShard engine/pipeline:FuzzReadShard \
 	engine/text:FuzzParsePrompt engine/text:FuzzABC engine/text:FuzzTable engine/text:FuzzOBM engine/text:FuzzSidecar \
-	storage:FuzzRecord storage:FuzzDatabase
+	storage:FuzzRecord storage:FuzzDatabase engine/userfile:FuzzReadAll
 FUZZTIME ?= 6s
 # Minimizing a new input may not stall a short run (Go's default is 60 s).
 FUZZMINTIME ?= 1s
