@@ -4,7 +4,12 @@
 // The window (package ui) is the other front end over the same app calls.
 //
 // cli holds no use case: what a command does beyond reading its flags and
-// printing is an app function the window can call too. Nothing but main
+// printing is an app function the window can call too. It imports only app
+// and the value types of engine/midi and engine/token (TestCLIImportsOnlyApp)
+// and opens no file itself (TestCLIFilesThroughApp): inputs, outputs and
+// stopping are app's (app/input.go, app/output.go, app/stop.go). A command
+// checks its outputs before any work (checkOutputs) and prints its report
+// on stderr when an output is standard output. Nothing but main
 // imports cli: app and ui must not (TestLayers), and the window's one
 // command, amt snapshot, reaches ui through Env.Snapshot, which main sets.
 package cli
