@@ -85,7 +85,8 @@ func StartResourceSampler(ctx context.Context, every time.Duration) (*ResourceSa
 
 // WriteFileAtomic writes path through fill: a temporary file beside it,
 // synced, then renamed over path, so a reader sees the old file or the
-// whole new one.
+// whole new one. A path the user named goes through WriteOutput instead
+// (output.go), which also handles symlinks, streams and folders.
 func WriteFileAtomic(path string, fill func(f *os.File) error) error {
 	return atomicfile.Write(path, fill)
 }

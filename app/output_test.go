@@ -92,8 +92,8 @@ func TestWriteOutputTargets(t *testing.T) {
 				ch <- nil
 				return
 			}
-			defer f.Close()
 			b, _ := io.ReadAll(f)
+			f.Close() // before the next row's writer looks for a reader
 			ch <- b
 		}()
 		return ch

@@ -31,6 +31,11 @@ import (
 // StopGrace is how long stopping work may take before it is abandoned.
 const StopGrace = 750 * time.Millisecond
 
+// CloseGrace is how long the window waits for its jobs when it closes: a
+// training run pauses by writing its checkpoint, which a large model
+// takes seconds to write.
+const CloseGrace = 10 * time.Second
+
 var stopping struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
