@@ -15,9 +15,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,6 +50,7 @@ func main() {
 	to := flag.String("to", "assets/model", "export destination")
 	startProb := flag.Float64("start-prob", -1, "share of examples that open their piece (default: condition.DefaultOptions, 0.2)")
 	keyLabels := flag.String("key-labels", "piece", "KEY labels of the examples: piece (the piece's key, as the shipped model) or window (each window's estimated key; docs/MODEL.md)")
+	sourceWeights := flag.String("source-weight", "", "sampling weight of the pieces of a source (the folder of its shards under --data): NAME=W[,NAME=W…], e.g. arranged=0.25; others 1 (condition.Options.SourceWeight)")
 	keyFrame := flag.String("key-frame", "absolute", "pitch frame of the examples: absolute (every key, KEY names tonic and mode) or tonic (every window moved to C major or A minor, KEY names the mode; condition.Options.TonicFrame)")
 	flag.Parse()
 	if *export != "" {
@@ -69,6 +73,14 @@ func main() {
 			os.Exit(2)
 		}
 		co.StartProb = *startProb
+	}
+	if *sourceWeights != "" {
+		sw, err := parseSourceWeights(*sourceWeights)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "trainmodel: --source-weight:", err)
+			os.Exit(2)
+		}
+		co.SourceWeight = sw
 	}
 	switch *keyLabels {
 	case "window":
@@ -103,6 +115,12 @@ func run(ctx context.Context, data, out, preset, initDir string, co condition.Op
 		return err
 	}
 	defer ds.Close()
+	sources := ds.Sources()
+	for name := range co.SourceWeight {
+		if sources[name] == 0 {
+			return fmt.Errorf("--source-weight names %q, but no shard under %s lies in a folder of that name (sources: %v)", name, data, sources)
+		}
+	}
 	be := cpu.New()
 	defer be.Close()
 	var m *gpt.Model
@@ -140,8 +158,8 @@ func run(ctx context.Context, data, out, preset, initDir string, co condition.Op
 	defer logf.Close()
 	enc := json.NewEncoder(logf)
 	start := time.Now()
-	fmt.Printf("model %s: %d parameters; data: %d pieces, %d tokens; %d steps of %d×%d\n",
-		preset, m.NumParams(), ds.Pieces(), ds.Tokens(), o.Steps, o.Batch, o.Context)
+	fmt.Printf("model %s: %d parameters; data: %d pieces %v, %d tokens; %d steps of %d×%d\n",
+		preset, m.NumParams(), ds.Pieces(), sources, ds.Tokens(), o.Steps, o.Batch, o.Context)
 	o.Examples = condition.New(v, co)
 	o.OnStep = func(e train.Event) {
 		type line struct {
@@ -201,4 +219,24 @@ func exportModel(from, to string) error {
 		return err
 	}
 	return v.Save(filepath.Join(to, gpt.VocabFile))
+}
+
+// parseSourceWeights reads NAME=W[,NAME=W…] with finite weights ≥ 0.
+func parseSourceWeights(s string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, f := range strings.Split(s, ",") {
+		name, w, ok := strings.Cut(strings.TrimSpace(f), "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%q: want NAME=WEIGHT", f)
+		}
+		x, err := strconv.ParseFloat(w, 64)
+		if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, fmt.Errorf("%q: weight %q is not a finite number ≥ 0", f, w)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("%q: %s named twice", s, name)
+		}
+		out[name] = x
+	}
+	return out, nil
 }

@@ -1,13 +1,18 @@
 package condition
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/pipeline"
 	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/engine/train"
 )
@@ -877,5 +882,75 @@ func TestTonicFrame(t *testing.T) {
 	}
 	if len(shifts) < 2 || judged < 100 {
 		t.Fatalf("shifts %v over %d windows: both halves should be seen", shifts, judged)
+	}
+}
+
+// SourceWeight scales the sampling weight of each piece by its shard's
+// folder, on both sides of a split (the moved-piece cases included), and a
+// split whose every piece weighs 0 is refused rather than sampled.
+func TestSourceWeight(t *testing.T) {
+	v := token.DefaultVocab()
+	ps := pieces(t, corpus.Nottingham, 6)
+	dir := t.TempDir()
+	for _, src := range []struct {
+		name string
+		ps   [][]uint16
+	}{{"human", ps[:2]}, {"arranged", ps[2:]}} {
+		if err := os.Mkdir(filepath.Join(dir, src.name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pipeline.WriteShard(filepath.Join(dir, src.name), "s", src.ps); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := train.OpenDir(dir, v.Size(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	if got := ds.Sources(); len(got) != 2 || got["human"] != 2 || got["arranged"] != 4 {
+		t.Errorf("Sources() = %v, want human 2, arranged 4", got)
+	}
+	for _, frac := range []float64{0, 0.3} {
+		tr, val := ds.Split(frac, 1)
+		for _, split := range []*train.Split{tr, val} {
+			seen := map[string]int{}
+			for i := 0; i < split.Pieces(); i++ {
+				seen[split.PieceSource(i)]++
+			}
+			plain := New(v, DefaultOptions()).cumWeights(split)
+			o := DefaultOptions()
+			o.SourceWeight = map[string]float64{"arranged": 0.25}
+			cum := New(v, o).cumWeights(split)
+			prev, prevPlain := 0.0, 0.0
+			for i := range cum {
+				w, wp := cum[i]-prev, plain[i]-prevPlain
+				prev, prevPlain = cum[i], plain[i]
+				want := wp
+				if split.PieceSource(i) == "arranged" {
+					want = wp / 4
+				}
+				if math.Abs(w-want) > 1e-12 {
+					t.Errorf("frac %g: piece %d of %q weighs %g, want %g", frac, i, split.PieceSource(i), w, want)
+				}
+			}
+			if frac == 0 && split == tr && (seen["human"] != 2 || seen["arranged"] != 4) {
+				t.Errorf("sources %v, want 2 human and 4 arranged", seen)
+			}
+		}
+	}
+	tr, _ := ds.Split(0, 1)
+	o := DefaultOptions()
+	o.SourceWeight = map[string]float64{"arranged": 0, "human": 0}
+	in, tg := make([]int32, 64), make([]int32, 64)
+	if err := New(v, o).Fill(tr, 0, 1, 1, 64, in, tg); !errors.Is(err, train.ErrNoData) {
+		t.Errorf("all weights 0: %v, want ErrNoData", err)
+	}
+	o.SourceWeight = map[string]float64{"arranged": 0}
+	b := New(v, o)
+	for k := uint64(0); k < 20; k++ {
+		if err := b.Fill(tr, k, 1, 1, 64, in, tg); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
