@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/amtstudio/amt/engine/corpus"
@@ -274,6 +275,77 @@ func TestFillDeterministicAndPadded(t *testing.T) {
 				t.Fatalf("row %d: padding at %d has target %d", r, j, tg[j])
 			}
 		}
+	}
+}
+
+// FillRow gives row r of Fill's batch whatever the batch size: a stream
+// asking for single examples by number sees the batches Fill makes.
+func TestFillRowIsFillsRow(t *testing.T) {
+	v := token.DefaultVocab()
+	tr, _ := train.NewDataset(pieces(t, corpus.Nottingham, 8)).Split(0, 1)
+	b := New(v, DefaultOptions())
+	const B, T = 5, 256
+	in, tg := make([]int32, B*T), make([]int32, B*T)
+	if err := b.Fill(tr, 3, 11, B, T, in, tg); err != nil {
+		t.Fatal(err)
+	}
+	ri, rt := make([]int32, T), make([]int32, T)
+	for r := 0; r < B; r++ {
+		if err := b.FillRow(tr, 3, 11, r, T, ri, rt); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ri, in[r*T:(r+1)*T]) || !slices.Equal(rt, tg[r*T:(r+1)*T]) {
+			t.Fatalf("row %d of FillRow differs from Fill's", r)
+		}
+	}
+	// and a smaller batch holds the same first rows
+	small, smallTg := make([]int32, 2*T), make([]int32, 2*T)
+	b.Fill(tr, 3, 11, 2, T, small, smallTg)
+	if !slices.Equal(small, in[:2*T]) {
+		t.Fatal("batch of 2 is not the first two rows of the batch of 5")
+	}
+}
+
+func TestOptionSetters(t *testing.T) {
+	o := DefaultOptions()
+	if err := o.SetKeyLabels("piece"); err != nil || o.WindowKey {
+		t.Errorf("piece: %v %v", err, o.WindowKey)
+	}
+	if err := o.SetKeyFrame("absolute"); err != nil || o.TonicFrame {
+		t.Errorf("absolute: %v %v", err, o.TonicFrame)
+	}
+	if err := o.SetKeyLabels("window"); err != nil || !o.WindowKey {
+		t.Errorf("window: %v", err)
+	}
+	if err := o.SetKeyFrame("tonic"); err != nil || !o.TonicFrame {
+		t.Errorf("tonic: %v", err)
+	}
+	if err := o.SetKeyLabels("song"); err == nil || !strings.Contains(err.Error(), `"song"`) {
+		t.Errorf("song: %v", err)
+	}
+	if err := o.SetKeyFrame("relative"); err == nil || !strings.Contains(err.Error(), `"relative"`) {
+		t.Errorf("relative: %v", err)
+	}
+	if err := o.SetStartProb(0.9); err == nil || !strings.Contains(err.Error(), "0.9") {
+		t.Errorf("start 0.9 with endings 0.15: %v", err)
+	}
+	if err := o.SetStartProb(-1); err != nil || o.StartProb != DefaultOptions().StartProb {
+		t.Errorf("start -1: %v %v", err, o.StartProb)
+	}
+	if err := o.SetStartProb(0.6); err != nil || o.StartProb != 0.6 {
+		t.Errorf("start 0.6: %v %v", err, o.StartProb)
+	}
+	if err := o.SetSourceWeights("arranged=0.25, pop909=2"); err != nil || len(o.SourceWeight) != 2 ||
+		o.SourceWeight["arranged"] != 0.25 || o.SourceWeight["pop909"] != 2 {
+		t.Errorf("arranged=0.25, pop909=2: %v %v", err, o.SourceWeight)
+	}
+	for _, bad := range []string{"arranged", "=1", "arranged=-1", "arranged=NaN", "arranged=+Inf", "a=1,a=2", "a=x"} {
+		if err := o.SetSourceWeights(bad); err == nil {
+			t.Errorf("%q accepted: %v", bad, o.SourceWeight)
+		}
+	}
+	if err := o.SetSourceWeights(""); err != nil || o.SourceWeight != nil {
+		t.Errorf("empty: %v %v", err, o.SourceWeight)
 	}
 }
 
