@@ -24,7 +24,7 @@ import (
 // shards writes real pieces (the first Nottingham tunes when ../shared/data
 // is there, else engine/midi/testdata's files) as two dataset exports side
 // by side, each with its vocab.json, as make model's data folder holds them.
-func shards(t *testing.T) string {
+func shards(t testing.TB) string {
 	t.Helper()
 	var files []string
 	if corpus.Dir() != "" {
@@ -358,4 +358,27 @@ func TestStreamCancelAndVanishedClient(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return when the client went away")
 	}
+}
+
+// BenchmarkRow: one worker building conditioned examples of 1,024 tokens
+// (the default model's context) from the shards of the test; tokens/s is
+// what one source thread feeds a rank.
+func BenchmarkRow(b *testing.B) {
+	dir := shards(b)
+	spec := testSpec(dir)
+	spec.Context, spec.Batch = 1024, 16
+	src, err := Open(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	row := make([]byte, 2*1025)
+	in, tg := make([]int32, 1024), make([]int32, 1024)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := src.Row("train", uint64(i), row, in, tg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*1024/b.Elapsed().Seconds(), "tokens/s")
 }
