@@ -93,7 +93,7 @@ func printJSON(env *Env, v any) error {
 func sourceFlags(fs *flag.FlagSet, s *app.ExampleSourceSpec) {
 	fs.StringVar(&s.Shards, "shards", s.Shards, "folder of token shards (NAME.bin + NAME.idx and vocab.json, as amt datasets --export writes them; walked recursively)")
 	fs.IntVar(&s.Context, "context", s.Context, "tokens per example (the model's input length)")
-	fs.IntVar(&s.Batch, "batch", s.Batch, "engine/train's batch: example i is row i mod B of batch i div B (amt train's and trainmodel's --batch, so a trainer with the same batch sees their batches)")
+	fs.IntVar(&s.Batch, "batch", s.Batch, "engine/train's batch: example i is row i mod B of batch i div B (trainmodel's --batch: a trainer with the same batch sees its batches)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the examples (and of the split unless --split-seed)")
 	fs.Uint64Var(&s.SplitSeed, "split-seed", s.SplitSeed, "seed of the validation split (0: --seed), as trainmodel --split-seed")
 	fs.Float64Var(&s.ValFrac, "val-frac", s.ValFrac, "share of pieces held out for validation (trainmodel: 0.03)")
