@@ -24,11 +24,13 @@ import (
 // shards writes real pieces (the first Nottingham tunes when ../shared/data
 // is there, else engine/midi/testdata's files) as two dataset exports side
 // by side, each with its vocab.json, as make model's data folder holds them.
-func shards(t *testing.T) string {
+func shards(t testing.TB) string { return shardsOf(t, corpus.Nottingham) }
+
+func shardsOf(t testing.TB, name string) string {
 	t.Helper()
 	var files []string
 	if corpus.Dir() != "" {
-		if all, err := corpus.List(filepath.Join(corpus.Dir(), corpus.Nottingham)); err == nil && len(all) >= 16 {
+		if all, err := corpus.List(filepath.Join(corpus.Dir(), name)); err == nil && len(all) >= 16 {
 			files = all[:16]
 		}
 	}
@@ -358,4 +360,33 @@ func TestStreamCancelAndVanishedClient(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return when the client went away")
 	}
+}
+
+// BenchmarkRow: one worker building conditioned examples of 1,024 tokens
+// (the default model's context) from 16 POP909 pieces (long piano pieces
+// that fill the window; Nottingham's tunes are shorter); tokens/s counts
+// the examples' real tokens (no padding): what one source thread feeds a
+// rank.
+func BenchmarkRow(b *testing.B) {
+	dir := shardsOf(b, corpus.POP909)
+	spec := testSpec(dir)
+	spec.Context, spec.Batch = 1024, 16
+	src, err := Open(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	row := make([]byte, 2*1025)
+	in, tg := make([]int32, 1024), make([]int32, 1024)
+	b.ResetTimer()
+	tokens := 0
+	for i := 0; i < b.N; i++ {
+		L, err := src.Row("train", uint64(i), row, in, tg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tokens += L
+	}
+	b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
+	b.ReportMetric(float64(tokens)/float64(b.N), "tokens/example")
 }
