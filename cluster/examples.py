@@ -243,7 +243,7 @@ class StreamExamples:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=env,
                                          start_new_session=True)
         except OSError as e:
-            raise BadExamples("example source %s: %s (build amt, or scripts/build_static.sh ./cmd/amt-examples, and give --source)" % (self.command, e))
+            raise BadExamples("example source %s: %s (build amt, or scripts/build_static.sh ./scripts/amt-examples, and give --source)" % (self.command, e))
         self.dir = shards
         magic, version, n = struct.unpack("<4sII", self._read(12, "header"))
         if magic != b"AMTS" or version != STREAM_VERSION:

@@ -5,7 +5,7 @@
 # time). It fails when the result needs another shared library.
 #   scripts/build_static.sh PACKAGE OUT
 #   scripts/build_static.sh ./scripts/trainmodel bin/trainmodel-gpu   (scripts/gpu/build-trainmodel.sh)
-#   scripts/build_static.sh ./cmd/amt-examples bin/amt-examples        (the example source of a cluster run)
+#   scripts/build_static.sh ./scripts/amt-examples bin/amt-examples        (the example source of a cluster run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkg=${1:?package}

@@ -89,7 +89,7 @@ func printJSON(env *Env, v any) error {
 }
 
 // sourceFlags defines the options of the examples on fs, with s's values as
-// defaults (cmd/amt-examples, the headless build, defines the same).
+// defaults (scripts/amt-examples, the headless build, defines the same).
 func sourceFlags(fs *flag.FlagSet, s *app.ExampleSourceSpec) {
 	fs.StringVar(&s.Shards, "shards", s.Shards, "folder of token shards (NAME.bin + NAME.idx and vocab.json, as amt datasets --export writes them; walked recursively)")
 	fs.IntVar(&s.Context, "context", s.Context, "tokens per example (the model's input length)")
