@@ -25,6 +25,6 @@ func main() {
 	// SIGINT and SIGTERM stop the command: 130 or 143, within
 	// app.StopGrace, leaving no temporary file (app/stop.go).
 	os.Exit(app.RunCommand(os.Stderr, func(ctx context.Context) int {
-		return cli.Main(ctx, &cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Snapshot: ui.SnapshotPNG}, os.Args[1:])
+		return cli.Main(ctx, &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Snapshot: ui.SnapshotPNG}, os.Args[1:])
 	}))
 }

@@ -38,6 +38,9 @@ type Command struct {
 
 // Env is what a command runs with.
 type Env struct {
+	// Stdin is the input of commands that read one (amt examples --serve);
+	// nil: none.
+	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
 	// Snapshot renders a screen of the window as a PNG (amt snapshot):

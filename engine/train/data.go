@@ -255,23 +255,24 @@ func (d *Dataset) Split(valFrac float64, seed uint64) (train, val *Split) {
 		if float64(h>>11)/float64(1<<53) < valFrac {
 			side = val
 		}
-		side.add(p)
+		side.add(p, d.from[i])
 		if d.from[i] != nil {
 			side.addShard(d.from[i])
 		}
 	}
 	if len(d.pieces) >= 2 && valFrac > 0 {
 		if len(val.pieces) == 0 {
-			moved := train.pieces[len(train.pieces)-1]
-			val.add(moved)
-			train.pieces, train.cum = train.pieces[:len(train.pieces)-1], train.cum[:len(train.cum)-1]
+			last := len(train.pieces) - 1
+			moved := train.pieces[last]
+			val.add(moved, train.from[last])
+			train.pieces, train.from, train.cum = train.pieces[:last], train.from[:last], train.cum[:last]
 			train.total -= moved.len() // a window must not run past the last piece (found by FuzzShard)
 		}
 		if len(train.pieces) == 0 {
-			train.add(val.pieces[0])
+			train.add(val.pieces[0], val.from[0])
 			val = &Split{pieces: nil}
-			for _, p := range d.pieces[1:] {
-				val.add(p)
+			for i, p := range d.pieces[1:] {
+				val.add(p, d.from[i+1])
 			}
 		}
 		// A moved piece's shard: both sides may read every shard.
@@ -294,7 +295,8 @@ func mix(z uint64) uint64 {
 // Split is a set of pieces seen as one concatenated token stream.
 type Split struct {
 	pieces []piece
-	cum    []int // cum[i] = tokens before piece i
+	from   []*Shard // per piece: its shard, nil in memory
+	cum    []int    // cum[i] = tokens before piece i
 	total  int
 	shards []*Shard // the mapped shards its pieces live in
 }
@@ -308,8 +310,9 @@ func (s *Split) addShard(sh *Shard) {
 	s.shards = append(s.shards, sh)
 }
 
-func (s *Split) add(p piece) {
+func (s *Split) add(p piece, from *Shard) {
 	s.pieces = append(s.pieces, p)
+	s.from = append(s.from, from)
 	s.cum = append(s.cum, s.total)
 	s.total += p.len()
 }
