@@ -165,12 +165,15 @@ func TestReadAllIsBounded(t *testing.T) {
 		if err != nil || len(b) != n {
 			t.Errorf("pipe of %d bytes, limit %d: %d bytes, %v", n, n, len(b), err)
 		}
-		r, w, _ = os.Pipe()
-		go func() { w.Write(bytes.Repeat([]byte{7}, n+1)); w.Close() }()
-		if _, err := ReadAll(context.Background(), r, "pipe", int64(n)); !errors.Is(err, ErrTooLarge) {
+		r2, w2, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { w2.Write(bytes.Repeat([]byte{7}, n+1)); w2.Close() }()
+		if _, err := ReadAll(context.Background(), r2, "pipe", int64(n)); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("pipe of %d bytes, limit %d: %v, want ErrTooLarge", n+1, n, err)
 		}
-		r.Close()
+		r2.Close()
 	}
 }
 
