@@ -261,6 +261,41 @@ int param_size(const std::string& t) {
     return 0;
 }
 
+// Warp-collective and tensor-core instructions the emulator emulates
+// (fiber.cpp); a module using any other instruction of these families is
+// refused, so a kernel cannot pass on the emulator through an instruction
+// it does not model.
+const char* const kWarpFamilies[] = {"mma.",     "wmma.",      "wgmma.",    "ldmatrix.", "stmatrix.",
+                                     "movmatrix.", "cp.async",  "shfl.",     "vote.",     "match.",
+                                     "redux.",   "mbarrier.",  "bar.warp",  "elect.",    "tcgen05.",
+                                     "cp.reduce", "setmaxnreg", "barrier.cluster"};
+const char* const kEmulated[] = {
+    "shfl.sync.bfly.b32",
+    "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+    "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+    "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+};
+
+// unemulated returns the first instruction of body in a warp-collective or
+// tensor family that the emulator does not emulate, or "".
+std::string unemulated(const std::string& body) {
+    std::stringstream ss(body);
+    std::string line;
+    while (std::getline(ss, line)) {
+        std::stringstream ls(line);
+        std::string w;
+        if (!(ls >> w)) continue;
+        if (w[0] == '@' && !(ls >> w)) continue;  // a predicate
+        bool family = false;
+        for (const char* f : kWarpFamilies) family |= w.compare(0, strlen(f), f) == 0;
+        if (!family) continue;
+        bool known = false;
+        for (const char* e : kEmulated) known |= w == e;
+        if (!known) return w;
+    }
+    return "";
+}
+
 // parse_ptx reads the target, the entries, their parameter lists, whether
 // they synchronise and their static shared memory. "" or why not.
 std::string parse_ptx(const std::string& ptx, std::map<std::string, PtxEntry>* out) {
@@ -311,7 +346,13 @@ std::string parse_ptx(const std::string& ptx, std::map<std::string, PtxEntry>* o
         if (body == std::string::npos || bend == std::string::npos) return "no body for " + name;
         std::string b = ptx.substr(body, bend - body);
         e.sync = b.find("bar.sync") != std::string::npos || b.find("barrier.sync") != std::string::npos ||
-                 b.find("shfl.sync") != std::string::npos;
+                 b.find("shfl.sync") != std::string::npos || b.find("mma.sync") != std::string::npos ||
+                 b.find("ldmatrix.sync") != std::string::npos;
+        std::string odd = unemulated(b);
+        if (!odd.empty())
+            return "entry " + name + " uses " + odd +
+                   ", which the emulator does not emulate (emu/fiber.cpp knows shfl.sync.bfly, mma.sync m16n8k16 bf16 "
+                   "and ldmatrix .x4)";
         size_t s = 0;
         while ((s = b.find(".shared", s)) != std::string::npos) {
             size_t line = b.find('\n', s);
