@@ -15,7 +15,7 @@ type scratchBackend struct {
 }
 
 func (s *scratchBackend) Alloc(n int) nn.Buffer { s.floats += n; return s.Backend.Alloc(n) }
-func (s *scratchBackend) AttentionScratch(B, T, NH int) int {
+func (s *scratchBackend) AttentionScratch(B, T, C, NH int) int {
 	return B*NH*T*T + s.extra
 }
 

@@ -312,7 +312,7 @@ func (m *Model) ensureActs(B, T int) {
 		m.be.Free(m.dacts.all)
 		m.dacts = nil
 	}
-	m.acts = newActivationsAtt(m.be, m.Config, B, T, nn.AttentionScratch(m.be, B, T, m.Config.NHead))
+	m.acts = newActivationsAtt(m.be, m.Config, B, T, nn.AttentionScratch(m.be, B, T, m.Config.NEmbd, m.Config.NHead))
 	m.lossHost = make([]float32, B*T)
 }
 

@@ -137,18 +137,19 @@ type Backend interface {
 var ErrNoBackend = errors.New("nn: backend not available")
 
 // AttentionScratcher is implemented by a backend whose AttentionForward and
-// AttentionBackward keep less than the (B,NH,T,T) weights in att (the CUDA
-// backend keeps one log-sum-exp per row). AttentionStep still takes the
-// full (NH,T,T) scratch.
+// AttentionBackward keep something else than the (B,NH,T,T) weights in att
+// (the CUDA backend keeps one log-sum-exp per row, and for its tensor-core
+// kernels a bf16 copy of the output and the backward's row dots).
+// AttentionStep still takes the full (NH,T,T) scratch.
 type AttentionScratcher interface {
-	AttentionScratch(B, T, NH int) int
+	AttentionScratch(B, T, C, NH int) int
 }
 
 // AttentionScratch is the length of the att buffer AttentionForward and
-// AttentionBackward need on be: B·NH·T·T unless the backend says less.
-func AttentionScratch(be Backend, B, T, NH int) int {
+// AttentionBackward need on be: B·NH·T·T unless the backend says otherwise.
+func AttentionScratch(be Backend, B, T, C, NH int) int {
 	if s, ok := be.(AttentionScratcher); ok {
-		return s.AttentionScratch(B, T, NH)
+		return s.AttentionScratch(B, T, C, NH)
 	}
 	return B * NH * T * T
 }

@@ -39,6 +39,8 @@ type Backend struct {
 	err    error
 	allocs map[uintptr]int // base address → bytes, for Free
 
+	legacyAttn bool // Options.Attention / AMT_CUDA_ATTENTION=legacy
+
 	// scratch on the device, grown on demand
 	partials nn.Buffer // column partial sums (layer norm, bias gradients)
 	attD     nn.Buffer // attention backward D (B,NH,T)
@@ -163,12 +165,18 @@ func Open(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	attn := opts.Attention
+	if attn == AttentionAuto {
+		if attn, err = ParseAttention(os.Getenv("AMT_CUDA_ATTENTION")); err != nil {
+			return nil, err
+		}
+	}
 	ctx, err := ctxRetain(dev)
 	if err != nil {
 		return nil, err
 	}
 	b := &Backend{info: info, dev: dev, ctx: ctx, prec: opts.Precision, fn: map[string]cuFunction{}, allocs: map[uintptr]int{},
-		wcache: map[[2]uintptr]*bfEntry{}, maxGx: max(1, info.SMs) * 32}
+		wcache: map[[2]uintptr]*bfEntry{}, maxGx: max(1, info.SMs) * 32, legacyAttn: attn == AttentionLegacy}
 	if err := b.init(ptx); err != nil {
 		b.Close()
 		return nil, err
@@ -715,11 +723,68 @@ func (b *Backend) attArgs(ptrs []uintptr, B, T, C, NH int) {
 	b.argF32(float32(1 / math.Sqrt(float64(C/NH))))
 }
 
+// flash reports whether attention with C channels over NH heads runs on
+// the tensor-core kernels of flash.cu: bf16 precision, head size 64, not
+// switched off (Options.Attention, AMT_CUDA_ATTENTION=legacy). Otherwise
+// the fp32 kernels of attention.cu run (FP32 and TF32 keep fp32 attention).
+func (b *Backend) flash(C, NH int) bool {
+	return !b.legacyAttn && b.prec == BF16 && NH > 0 && C == 64*NH
+}
+
+// FlashAttention reports whether AttentionForward and AttentionBackward
+// with C channels over NH heads use the tensor-core kernels.
+func (b *Backend) FlashAttention(C, NH int) bool { return b.flash(C, NH) }
+
 // AttentionScratch is how many floats `att` needs for AttentionForward and
-// AttentionBackward on this backend: the log-sum-exp of each row (B,NH,T),
-// not the (B,NH,T,T) weights the CPU keeps. engine/gpt sizes its buffer
-// with it (nn.AttentionScratch).
-func (b *Backend) AttentionScratch(B, T, NH int) int { return B * NH * T }
+// AttentionBackward on this backend, not the (B,NH,T,T) weights the CPU
+// keeps: the log-sum-exp of each row (B,NH,T) for the fp32 kernels; for
+// the tensor-core ones that (in log2 units), the backward's row dots D
+// (B,NH,T) and a bf16 copy of the output (B,T,C). engine/gpt sizes its
+// buffer with it (nn.AttentionScratch).
+func (b *Backend) AttentionScratch(B, T, C, NH int) int {
+	if b.flash(C, NH) {
+		return 2*B*NH*T + (B*T*C+1)/2
+	}
+	return B * NH * T
+}
+
+const flashRows = 64 // FA_B in flash.cu: query rows per block and keys per tile
+
+// flashForward: out, and in att the log2-sum-exp (B,NH,T), then D's room
+// (B,NH,T), then out in bf16 (B,T,C).
+func (b *Backend) flashForward(out, att, qkv nn.Buffer, B, T, C, NH int) {
+	lse, obf := att.Dev(), att.Dev()+uintptr(8*B*NH*T)
+	attChunks(B, NH, func(b0, n int) {
+		if !b.begin() {
+			return
+		}
+		b.attArgs([]uintptr{out.Dev() + uintptr(4*b0*T*C), lse + uintptr(4*b0*NH*T), obf + uintptr(2*b0*T*C), qkv.Dev() + uintptr(4*b0*T*3*C)}, n, T, C, NH)
+		b.launch("fa_forward_hs64", (T+flashRows-1)/flashRows, n*NH, 128)
+	})
+}
+
+func (b *Backend) flashBackward(dqkv, dout, qkv, att nn.Buffer, B, T, C, NH int) {
+	lse, D, obf := att.Dev(), att.Dev()+uintptr(4*B*NH*T), att.Dev()+uintptr(8*B*NH*T)
+	attChunks(B, NH, func(b0, n int) {
+		o3, o1, oh := uintptr(4*b0*T*3*C), uintptr(4*b0*T*C), uintptr(4*b0*NH*T)
+		if !b.begin() {
+			return
+		}
+		b.argPtr(D + oh)
+		b.argPtr(dout.Dev() + o1)
+		b.argPtr(obf + uintptr(2*b0*T*C))
+		b.argInt(n)
+		b.argInt(T)
+		b.argInt(C)
+		b.argInt(NH)
+		b.launch("fa_backward_pre_hs64", (n*T*NH+7)/8, 1, 256)
+		if !b.begin() {
+			return
+		}
+		b.attArgs([]uintptr{dqkv.Dev() + o3, dout.Dev() + o1, qkv.Dev() + o3, lse + oh, D + oh}, n, T, C, NH)
+		b.launch("fa_backward_hs64", (T+flashRows-1)/flashRows, n*NH, 128)
+	})
+}
 
 // attChunks calls f over batches [b0, b0+n) such that n·NH blocks fit grid
 // y (the kernels take blockIdx.y as b·NH+h; each batch is independent).
@@ -739,11 +804,15 @@ func (b *Backend) AttentionForward(out, att, qkv nn.Buffer, B, T, C, NH int) {
 	if !ok || !b.ok() {
 		return
 	}
-	if att.Len() < B*NH*T {
-		b.fail(fmt.Errorf("%w: attention scratch of %d floats, %d needed (B·NH·T)", ErrUnsupported, att.Len(), B*NH*T))
+	if need := b.AttentionScratch(B, T, C, NH); att.Len() < need {
+		b.fail(fmt.Errorf("%w: attention scratch of %d floats, %d needed (AttentionScratch)", ErrUnsupported, att.Len(), need))
 		return
 	}
 	b.wrote(out, att)
+	if b.flash(C, NH) {
+		b.flashForward(out, att, qkv, B, T, C, NH)
+		return
+	}
 	attChunks(B, NH, func(b0, n int) {
 		if !b.begin() {
 			return
@@ -755,7 +824,16 @@ func (b *Backend) AttentionForward(out, att, qkv nn.Buffer, B, T, C, NH int) {
 
 func (b *Backend) AttentionBackward(dqkv, dout, qkv, att nn.Buffer, B, T, C, NH int) {
 	v, ok := b.hsVariant(C, NH)
-	if !ok {
+	if !ok || !b.ok() {
+		return
+	}
+	if need := b.AttentionScratch(B, T, C, NH); att.Len() < need {
+		b.fail(fmt.Errorf("%w: attention scratch of %d floats, %d needed (AttentionScratch)", ErrUnsupported, att.Len(), need))
+		return
+	}
+	if b.flash(C, NH) {
+		b.wrote(dqkv, att)
+		b.flashBackward(dqkv, dout, qkv, att, B, T, C, NH)
 		return
 	}
 	D := b.scratch(&b.attD, B*NH*T)

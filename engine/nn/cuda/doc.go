@@ -84,6 +84,50 @@ type Options struct {
 	DriverPath string
 	// CublasPath overrides the cuBLAS sonames tried (also env AMT_CUBLAS).
 	CublasPath string
+	// Attention chooses the training attention kernels (also env
+	// AMT_CUDA_ATTENTION=flash|legacy when left at AttentionAuto).
+	Attention Attention
+}
+
+// Attention selects the kernels of AttentionForward and AttentionBackward.
+type Attention int
+
+const (
+	// AttentionAuto: the tensor-core kernels (kernels/flash.cu) where they
+	// apply (bf16 precision, head size 64), else the fp32 ones
+	// (kernels/attention.cu); AMT_CUDA_ATTENTION may say otherwise.
+	AttentionAuto Attention = iota
+	// AttentionFlash: as AttentionAuto, whatever the environment says.
+	AttentionFlash
+	// AttentionLegacy: always the fp32 kernels of attention.cu (the path
+	// measured on an H100 on 2026-11-27), e.g. to fall back if the tensor-
+	// core kernels fail on some GPU.
+	AttentionLegacy
+)
+
+func (a Attention) String() string {
+	switch a {
+	case AttentionAuto:
+		return "auto"
+	case AttentionFlash:
+		return "flash"
+	case AttentionLegacy:
+		return "legacy"
+	}
+	return fmt.Sprintf("Attention(%d)", int(a))
+}
+
+// ParseAttention reads "", "auto", "flash" or "legacy".
+func ParseAttention(s string) (Attention, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return AttentionAuto, nil
+	case "flash":
+		return AttentionFlash, nil
+	case "legacy":
+		return AttentionLegacy, nil
+	}
+	return 0, fmt.Errorf("cuda: AMT_CUDA_ATTENTION=%q: want flash or legacy", s)
 }
 
 // Errors callers test with errors.Is.
@@ -223,6 +267,7 @@ var kernelNames = []string{
 	"attn_backward_dk_hs32", "attn_backward_dk_hs64", "attn_backward_dk_hs128",
 	"attn_backward_dv_hs32", "attn_backward_dv_hs64", "attn_backward_dv_hs128",
 	"attn_step",
+	"fa_forward_hs64", "fa_backward_pre_hs64", "fa_backward_hs64",
 }
 
 // KernelNames returns the kernels the backend needs (for tests and tools).

@@ -340,7 +340,7 @@ func TestEmuAttentionScratch(t *testing.T) {
 	requireEmu(t)
 	g := openGPU(t, cuda.FP32)
 	B, T, NH := 8, 128, 2
-	if got := g.AttentionScratch(B, T, NH); got != B*NH*T {
+	if got := g.AttentionScratch(B, T, 32, NH); got != B*NH*T {
 		t.Errorf("AttentionScratch(%d, %d, %d) = %d, want %d", B, T, NH, got, B*NH*T)
 	}
 	c, _ := gpt.Preset("tiny", 97)

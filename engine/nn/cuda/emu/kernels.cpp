@@ -12,6 +12,7 @@
 #include "../kernels/crossentropy.cu"
 #include "../kernels/elementwise.cu"
 #include "../kernels/encoder.cu"
+#include "../kernels/flash.cu"
 #include "../kernels/layernorm.cu"
 #include "../kernels/optimizer.cu"
 
@@ -95,6 +96,9 @@ const std::vector<Kernel>& table() {
         K(attn_backward_dv_hs64),
         K(attn_backward_dv_hs128),
         K(attn_step),
+        K(fa_forward_hs64),
+        K(fa_backward_pre_hs64),
+        K(fa_backward_hs64),
     };
     return t;
 }
