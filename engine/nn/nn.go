@@ -145,6 +145,19 @@ type AttentionScratcher interface {
 	AttentionScratch(B, T, C, NH int) int
 }
 
+// FusedForward is implemented by a backend that does parts of a block's
+// forward pass in fewer kernels (the CUDA backend: its products' epilogues).
+// engine/gpt uses it when the backend has it; the results are those of the
+// Backend calls each replaces.
+type FusedForward interface {
+	// MatmulGeluForward: pre (N,OC) = inp·W + bias (kept for GeluBackward),
+	// out = gelu(pre): MatmulForward then GeluForward.
+	MatmulGeluForward(pre, out, inp, w, bias Buffer, N, C, OC int)
+	// MatmulResidualForward: out (N,OC) = res + inp·W + bias: MatmulForward
+	// into a scratch then Add, without the scratch.
+	MatmulResidualForward(out, res, inp, w, bias Buffer, N, C, OC int)
+}
+
 // AttentionScratch is the length of the att buffer AttentionForward and
 // AttentionBackward need on be: B·NH·T·T unless the backend says otherwise.
 func AttentionScratch(be Backend, B, T, C, NH int) int {

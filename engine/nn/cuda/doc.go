@@ -258,7 +258,8 @@ var kernelNames = []string{
 	"encoder_forward", "encoder_backward_wte", "encoder_backward_wpe",
 	"layernorm_forward", "layernorm_backward_dinp", "layernorm_backward_partial",
 	"gelu_forward", "gelu_backward", "add_forward", "accumulate",
-	"bias_fill", "column_sum_partial", "column_reduce_add", "f32_to_bf16",
+	"bias_fill", "column_sum_partial", "column_reduce_add", "column_reduce_add2", "f32_to_bf16",
+	"bias_gelu_forward", "residual_bias",
 	"crossentropy_forward", "crossentropy_backward",
 	"adamw_update", "sumsq_partial",
 	"attn_forward_hs32", "attn_forward_hs64", "attn_forward_hs128",
@@ -268,6 +269,7 @@ var kernelNames = []string{
 	"attn_backward_dv_hs32", "attn_backward_dv_hs64", "attn_backward_dv_hs128",
 	"attn_step",
 	"fa_forward_hs64", "fa_backward_pre_hs64", "fa_backward_hs64",
+	"dec_embed", "dec_matvec", "dec_attend", "dec_logits",
 }
 
 // KernelNames returns the kernels the backend needs (for tests and tools).

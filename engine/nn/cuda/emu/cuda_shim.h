@@ -2,7 +2,8 @@
 // ../kernels/*.cu to compile with the host C++ compiler, one CUDA thread per
 // fiber (fiber.cpp). What the kernels use, and nothing else: the built-in
 // indices, static __shared__ memory, __syncthreads, full-warp
-// __shfl_xor_sync on float and double, float atomicAdd, bit casts, the
+// __shfl_xor_sync on float and double, float and unsigned atomicAdd,
+// __threadfence, bit casts, the
 // single-precision maths, 16-byte vector loads (alignment checked), and the
 // tensor-core wrappers of ../kernels/mma.cuh (mma.sync m16n8k16 bf16 and
 // ldmatrix .x4, as warp-collective operations in fiber.cpp, and the bf16x2
@@ -63,6 +64,14 @@ inline float atomicAdd(float* p, float v) {
     *p = old + v;
     return old;
 }
+
+inline unsigned atomicAdd(unsigned* p, unsigned v) {
+    unsigned old = *p;
+    *p = old + v;
+    return old;
+}
+// Blocks run one after another: every write is visible to later blocks.
+inline void __threadfence() {}
 
 inline float __int_as_float(int i) {
     float f;

@@ -10,6 +10,7 @@
 
 #include "../kernels/attention.cu"
 #include "../kernels/crossentropy.cu"
+#include "../kernels/decode.cu"
 #include "../kernels/elementwise.cu"
 #include "../kernels/encoder.cu"
 #include "../kernels/flash.cu"
@@ -75,6 +76,9 @@ const std::vector<Kernel>& table() {
         K(bias_fill),
         K(column_sum_partial),
         K(column_reduce_add),
+        K(column_reduce_add2),
+        K(bias_gelu_forward),
+        K(residual_bias),
         K(f32_to_bf16),
         K(crossentropy_forward),
         K(crossentropy_backward),
@@ -99,6 +103,10 @@ const std::vector<Kernel>& table() {
         K(fa_forward_hs64),
         K(fa_backward_pre_hs64),
         K(fa_backward_hs64),
+        K(dec_embed),
+        K(dec_matvec),
+        K(dec_attend),
+        K(dec_logits),
     };
     return t;
 }

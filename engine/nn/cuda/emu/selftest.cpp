@@ -48,6 +48,12 @@ CUresult cuModuleLoadDataEx(void**, const void*, unsigned, int*, void**);
 CUresult cuModuleGetFunction(void**, void*, const char*);
 CUresult cuLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
                         void**);
+CUresult cuStreamBeginCapture_v2(void*, int);
+CUresult cuStreamEndCapture(void*, void**);
+CUresult cuGraphInstantiateWithFlags(void**, void*, unsigned long long);
+CUresult cuGraphLaunch(void*, void*);
+CUresult cuGraphExecDestroy(void*);
+CUresult cuGraphDestroy(void*);
 int cublasCreate_v2(void**);
 int cublasSetStream_v2(void*, void*);
 int cublasSetMathMode(void*, int);
@@ -149,6 +155,9 @@ __global__ void t_ldm(unsigned* out, const unsigned short* mats, int mode) {
     for (int j = 0; j < 4; j++) out[l * 4 + j] = r[j];
 }
 
+// x[threadIdx.x] = x[threadIdx.x] * 2 + 1 (order matters: graphs must keep it).
+__global__ void t_inc(float* x) { x[threadIdx.x] = x[threadIdx.x] * 2 + 1; }
+
 template <typename T>
 static T a(const uint64_t* args, int i) {
     T v;
@@ -160,6 +169,7 @@ static const Kernel k_reduce{"t_reduce", {P_PTR, P_PTR, P_PTR},
 static const Kernel k_exited{"t_exited", {P_PTR}, [](const uint64_t* x) { t_exited(a<float*>(x, 0)); }};
 static const Kernel k_deadlock{"t_deadlock", {P_PTR}, [](const uint64_t* x) { t_deadlock(a<float*>(x, 0)); }};
 static const Kernel k_scale{"t_scale", {P_PTR, P_INT, P_FLOAT}, [](const uint64_t*) {}};
+static const Kernel k_inc{"t_inc", {P_PTR}, [](const uint64_t* x) { t_inc(a<float*>(x, 0)); }};
 static const Kernel k_mma{"t_mma", {P_PTR, P_PTR},
                           [](const uint64_t* x) { t_mma(a<float*>(x, 0), a<const unsigned*>(x, 1)); }};
 static const Kernel k_mma_direct{"t_mma_direct", {P_PTR, P_PTR},
@@ -195,6 +205,12 @@ static const char* kPTX = R"(
 {
 	bar.sync 	0;
 	shfl.sync.bfly.b32 	%r1|%p1, %r2, %r3, %r4, %r5;
+}
+.visible .entry t_inc(
+	.param .u64 t_inc_param_0
+)
+{
+	ret;
 }
 .visible .entry t_mma(
 	.param .u64 t_mma_param_0,
@@ -284,6 +300,7 @@ int main(int argc, char** argv) {
     add_kernel(&k_deadlock);
     add_kernel(&k_scale);
     add_kernel(&k_mma);
+    add_kernel(&k_inc);
     add_kernel(&k_mma_direct);
     add_kernel(&k_ldm);
 
@@ -641,6 +658,51 @@ int main(int argc, char** argv) {
             load(ptx.c_str(), &r, &jit);
             CHECK(r == E_INVALID_PTX && has(jit, "does not emulate") && has(jit, other), "%s refused (%d, %s)", other, r, jit.c_str());
         }
+        logged();
+    }
+
+    // CUDA graphs by stream capture: work is recorded, not run; a launch
+    // replays it in order; what the emulator does not capture (copies,
+    // synchronisation) invalidates the capture; memory freed since the
+    // capture is an illegal address.
+    CHECK(cuDevicePrimaryCtxRelease_v2(0) == OK && cuDevicePrimaryCtxRetain(&ctx0, 0) == OK &&
+              cuCtxSetCurrent(ctx0) == OK,
+          "fresh device 0");
+    {
+        CUresult r;
+        void* m = load(kPTX, &r);
+        void* finc;
+        void* s;
+        CUdeviceptr x;
+        CHECK(r == OK && cuModuleGetFunction(&finc, m, "t_inc") == OK && cuStreamCreate(&s, 1) == OK &&
+                  cuMemAlloc_v2(&x, 16) == OK,
+              "setup");
+        float v[4] = {0, 0, 0, 0};
+        cuMemcpyHtoDAsync_v2(x, v, 16, s);
+        uint64_t px = x;
+        CHECK(cuStreamBeginCapture_v2(nullptr, 2) == E_STREAM_CAPTURE_UNSUPPORTED, "the NULL stream cannot be captured");
+        CHECK(cuStreamBeginCapture_v2(s, 2) == OK, "begin capture");
+        CHECK(launch(finc, 1, 1, 4, s, {&px}) == OK && launch(finc, 1, 1, 4, s, {&px}) == OK, "two launches captured");
+        void *g, *e;
+        CHECK(cuStreamEndCapture(s, &g) == OK && g, "end capture");
+        CHECK(cuMemcpyDtoHAsync_v2(v, x, 16, s) == OK && v[0] == 0, "captured work did not run (%g)", v[0]);
+        CHECK(cuGraphInstantiateWithFlags(&e, g, 0) == OK, "instantiate");
+        CHECK(cuGraphLaunch(e, s) == OK && cuGraphLaunch(e, s) == OK, "two graph launches");
+        CHECK(cuMemcpyDtoHAsync_v2(v, x, 16, s) == OK && v[3] == 15, "((0·2+1)·2+1) twice = 15, got %g", v[3]);
+        CHECK(cuStreamBeginCapture_v2(s, 2) == OK, "begin capture");
+        CHECK(cuMemcpyHtoDAsync_v2(x, v, 16, s) == E_STREAM_CAPTURE_UNSUPPORTED, "a copy on a capturing stream");
+        CHECK(cuStreamSynchronize(s) == E_STREAM_CAPTURE_UNSUPPORTED, "synchronising a capturing stream");
+        void* g2;
+        CHECK(cuStreamEndCapture(s, &g2) == E_STREAM_CAPTURE_INVALIDATED && !g2 && has(logged(), "invalidated"),
+              "the capture is invalidated");
+        CHECK(cuStreamSynchronize(s) == OK, "the stream works again after the capture");
+        CHECK(cuMemFree_v2(x) == OK, "free");
+        CHECK(cuGraphLaunch(e, s) == E_ILLEGAL_ADDRESS && has(logged(), "freed since the capture"), "a graph over freed memory");
+        CHECK(cuDevicePrimaryCtxRelease_v2(0) == OK && cuDevicePrimaryCtxRetain(&ctx0, 0) == OK &&
+                  cuCtxSetCurrent(ctx0) == OK,
+              "fresh device 0");
+        CHECK(cuGraphExecDestroy(e) == E_INVALID_VALUE && cuGraphDestroy(g) == E_INVALID_VALUE && has(logged(), "not a live"),
+              "graphs of a released context are gone");
         logged();
     }
 
