@@ -28,17 +28,18 @@ const maxPlans = 16
 const (
 	decThreads = 256  // DEC_THREADS in decode.cu
 	decMaxK    = 4096 // DEC_MAXK in decode.cu
+	decKeys    = 128  // DEC_KEYS in decode.cu: cache rows per attention block
 )
 
 type decodePlan struct {
 	b *Backend
 	m nn.DecodeModel
 
-	dev        nn.Buffer // x (C) | atty (C) | h (4C) | logits (V) | att (NH·T) | part
+	dev        nn.Buffer // x (C) | atty (C) | h (4C) | logits (V) | att (NH·S·(hs+2)) | part
 	x, atty, h nn.Buffer
 	logits     nn.Buffer
 	att, part  nn.Buffer
-	counters   uintptr // ceil(4C/32) zeros, reset by dec_matvec itself
+	counters   uintptr // max(ceil(4C/32), NH) zeros, reset by the kernels themselves
 	stepDev    uintptr // [token, position]
 	stepHost   unsafe.Pointer
 	outHost    unsafe.Pointer // V floats, pinned
@@ -61,12 +62,13 @@ func (b *Backend) DecodePlan(m nn.DecodeModel) (nn.DecodePlan, bool) {
 	for _, k := range [][2]int{{C, 3 * C}, {C, C}, {C, 4 * C}, {4 * C, C}} {
 		maxPart = max(maxPart, decSlices(k[0], k[1])*k[1])
 	}
-	n := 6*C + m.V + NH*m.T + maxPart
+	att := NH * ((m.T + decKeys - 1) / decKeys) * (C/NH + 2)
+	n := 6*C + m.V + att + maxPart
 	p.dev = b.Alloc(n)
 	off := 0
 	next := func(k int) nn.Buffer { v := p.dev.Slice(off, k); off += k; return v }
-	p.x, p.atty, p.h, p.logits, p.att, p.part = next(C), next(C), next(4*C), next(m.V), next(NH*m.T), next(maxPart)
-	p.counters = b.rawAlloc(4 * ((4*C + 31) / 32))
+	p.x, p.atty, p.h, p.logits, p.att, p.part = next(C), next(C), next(4*C), next(m.V), next(att), next(maxPart)
+	p.counters = b.rawAlloc(4 * max((4*C+31)/32, NH))
 	p.stepDev = b.rawAlloc(8)
 	var err error
 	if p.stepHost, err = hostAlloc(b.ctx, 8); err == nil {
@@ -132,13 +134,14 @@ func (p *decodePlan) queue() {
 		if b.begin() {
 			b.argPtr(p.atty.Dev())
 			b.argPtr(p.att.Dev())
+			b.argPtr(p.counters)
 			b.argPtr(L.QKV.Dev())
 			b.argPtr(p.stepDev)
 			b.argInt(T)
 			b.argInt(C)
 			b.argInt(NH)
 			b.argF32(float32(1 / math.Sqrt(float64(C/NH))))
-			b.launch("dec_attend", NH, 1, decThreads)
+			b.launch("dec_attend", NH, (T+decKeys-1)/decKeys, decThreads)
 		}
 		p.matvec(p.x, 0, p.atty, none, none, L.ProjW, L.ProjB, p.x, C, C, false)
 		p.matvec(p.h, 0, p.x, L.LN2W, L.LN2B, L.FCW, L.FCB, none, C, 4*C, true)

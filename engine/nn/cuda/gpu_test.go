@@ -596,8 +596,13 @@ func TestGPUGreedyGenerationMatchesCPU(t *testing.T) {
 // launched one by one give the same logits bit for bit.
 func TestGPUDecodeMatchesCPU(t *testing.T) {
 	tiny, _ := gpt.Preset("tiny", 97)
-	for _, cfg := range []gpt.Config{tiny, flashConfig()} {
-		t.Run(fmt.Sprintf("C%dNH%d", cfg.NEmbd, cfg.NHead), func(t *testing.T) {
+	tiny.NPositions = 200
+	for _, c := range []struct {
+		cfg    gpt.Config
+		window int
+	}{{tiny, 200}, {flashConfig(), 40}} {
+		cfg, window := c.cfg, c.window // 200: two blocks of 128 cache rows a head
+		t.Run(fmt.Sprintf("C%dNH%dW%d", cfg.NEmbd, cfg.NHead, window), func(t *testing.T) {
 			cp := cpu.NewWorkers(2)
 			defer cp.Close()
 			run := func(be nn.Backend) [][]float32 {
@@ -606,13 +611,13 @@ func TestGPUDecodeMatchesCPU(t *testing.T) {
 					t.Fatal(err)
 				}
 				m.Init(5)
-				s := m.NewSampler(40)
+				s := m.NewSampler(window)
 				l, err := s.Prefill([]uint16{1, 2, 3})
 				if err != nil {
 					t.Fatal(err)
 				}
 				out := [][]float32{append([]float32(nil), l...)}
-				for i := 0; s.Pos() < 40; i++ {
+				for i := 0; s.Pos() < window; i++ {
 					if l, err = s.Step(uint16((i*7 + 5) % cfg.VocabSize)); err != nil {
 						t.Fatal(err)
 					}

@@ -98,41 +98,48 @@ extern "C" __global__ void dec_matvec(float* y, long ystride, const float* in, c
 }
 
 // out (C) = attention of the query in row pos = step[1] of qkv (T,3C) over
-// rows 0..pos; att (NH,T) is scratch. One block (256 threads) per head; as
-// attn_step (attention.cu), with the position read from the device.
-extern "C" __global__ void dec_attend(float* out, float* att, const float* qkv, const int* step, int T, int C,
-                                      int NH, float scale) {
-    __shared__ float sh[32];
+// rows 0..pos. Grid (NH, ceil(T/DEC_KEYS)), block 256: block (h, s) takes
+// keys s·DEC_KEYS .. of head h (none past pos), writes its maximum score,
+// sum of exponentials and unnormalised output to part (NH, S, hs+2); the
+// last block of a head (ticket counter) combines the S slices in order.
+// Warps take keys, lanes the head's dimensions, so every read of a cache
+// row is coalesced. hs ≤ 128.
+#define DEC_KEYS 128
+extern "C" __global__ void dec_attend(float* out, float* part, unsigned* counters, const float* qkv, const int* step,
+                                      int T, int C, int NH, float scale) {
     __shared__ float qs[128];
-    __shared__ float part[8][128];
+    __shared__ float ps[DEC_KEYS];
+    __shared__ float acc8[DEC_THREADS / 32][128];
+    __shared__ float sh[32];
+    __shared__ int last;
     int pos = step[1];
-    int h = blockIdx.x, hs = C / NH, C3 = 3 * C;
-    const float* q = qkv + (long)pos * C3 + h * hs;
+    int h = blockIdx.x, s = blockIdx.y, S = gridDim.y, hs = C / NH, C3 = 3 * C;
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    int j0 = s * DEC_KEYS, j1 = min(pos + 1, j0 + DEC_KEYS);
     const float* K = qkv + C + h * hs;
     const float* Vv = qkv + 2 * C + h * hs;
-    float* sc = att + (long)h * T;
-    for (int d = threadIdx.x; d < hs; d += blockDim.x) qs[d] = q[d] * scale;
+    for (int d = threadIdx.x; d < hs; d += blockDim.x) qs[d] = qkv[(long)pos * C3 + h * hs + d] * scale;
     __syncthreads();
-    float mx = AMT_NEG_INF;
-    for (int j = threadIdx.x; j <= pos; j += blockDim.x) {
+    float m = AMT_NEG_INF;
+    for (int j = j0 + w; j < j1; j += nw) {
         const float* k = K + (long)j * C3;
-        float s = 0.0f;
-        for (int d = 0; d < hs; d++) s += qs[d] * k[d];
-        sc[j] = s;
-        mx = fmaxf(mx, s);
+        float d = 0.0f;
+        for (int e = lane; e < hs; e += 32) d += qs[e] * k[e];
+        d = warp_sum(d);
+        if (lane == 0) ps[j - j0] = d;
+        m = fmaxf(m, d);
     }
-    mx = block_max(mx, sh);
-    float sum = 0.0f;
-    for (int j = threadIdx.x; j <= pos; j += blockDim.x) {
-        float e = expf(sc[j] - mx);
-        sc[j] = e;
-        sum += e;
+    m = block_max(m, sh);  // its barriers publish ps
+    float l = 0.0f;
+    for (int j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
+        float e = expf(ps[j - j0] - m);
+        ps[j - j0] = e;
+        l += e;
     }
-    sum = block_sum(sum, sh);  // its barriers also publish sc[] to the block
-    int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    l = block_sum(l, sh);
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (int j = wid; j <= pos; j += nw) {
-        float p = sc[j];
+    for (int j = j0 + w; j < j1; j += nw) {
+        float p = ps[j - j0];
         const float* v = Vv + (long)j * C3;
 #pragma unroll
         for (int r = 0; r < 4; r++) {
@@ -143,14 +150,37 @@ extern "C" __global__ void dec_attend(float* out, float* att, const float* qkv, 
 #pragma unroll
     for (int r = 0; r < 4; r++) {
         int d = lane + 32 * r;
-        if (d < hs) part[wid][d] = acc[r];
+        if (d < hs) acc8[w][d] = acc[r];
     }
     __syncthreads();
-    float inv = 1.0f / sum;
+    float* my = part + ((long)h * S + s) * (hs + 2);
     for (int d = threadIdx.x; d < hs; d += blockDim.x) {
-        float s = 0.0f;
-        for (int w = 0; w < nw; w++) s += part[w][d];
-        out[h * hs + d] = s * inv;
+        float o = 0.0f;
+        for (int k = 0; k < nw; k++) o += acc8[k][d];
+        my[d] = o;
+    }
+    if (threadIdx.x == 0) my[hs] = m, my[hs + 1] = l;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(&counters[h], 1u) == (unsigned)(S - 1);
+    __syncthreads();
+    if (!last) return;
+    if (threadIdx.x == 0) counters[h] = 0;  // ready for the next launch
+    const volatile float* sc = part + (long)h * S * (hs + 2);
+    float M = AMT_NEG_INF;
+    for (int k = 0; k < S; k++) M = fmaxf(M, sc[(long)k * (hs + 2) + hs]);
+    float L = 0.0f;
+    for (int k = 0; k < S; k++) {
+        float mk = sc[(long)k * (hs + 2) + hs];
+        if (mk != AMT_NEG_INF) L += sc[(long)k * (hs + 2) + hs + 1] * expf(mk - M);
+    }
+    for (int d = threadIdx.x; d < hs; d += blockDim.x) {
+        float o = 0.0f;
+        for (int k = 0; k < S; k++) {
+            float mk = sc[(long)k * (hs + 2) + hs];
+            if (mk != AMT_NEG_INF) o += sc[(long)k * (hs + 2) + d] * expf(mk - M);
+        }
+        out[h * hs + d] = o / L;
     }
 }
 
