@@ -150,10 +150,11 @@ type activations struct {
 	logits, probs, losses nn.Buffer // (B,T,V), (B,T,V), (B,T)
 }
 
-// newActivations allocates them with att of (B,NH,T,T) floats, which
-// AttentionStep needs on every backend (the sampler).
+// newActivations allocates them for the sampler: att holds the (B,NH,T,T)
+// floats AttentionStep needs on every backend, or what the backend's
+// AttentionForward needs (its prefills) if that is more.
 func newActivations(be nn.Backend, c Config, B, T int) *activations {
-	return newActivationsAtt(be, c, B, T, B*c.NHead*T*T)
+	return newActivationsAtt(be, c, B, T, max(B*c.NHead*T*T, nn.AttentionScratch(be, B, T, c.NEmbd, c.NHead)))
 }
 
 // newActivationsAtt allocates them with att of attSize floats per layer

@@ -647,6 +647,57 @@ func TestGPUDecodeMatchesCPU(t *testing.T) {
 	}
 }
 
+// Sampling in bf16 with head size 64: the prefills run the tensor-core
+// attention, whose scratch is larger than a short window's (NH,T,T); the
+// sampler's activations make room for it. Logits within bf16's reach of the
+// CPU's, window refills included.
+func TestGPUSampleBF16ShortWindow(t *testing.T) {
+	cfg := flashConfig()
+	cp := cpu.NewWorkers(2)
+	defer cp.Close()
+	g := openGPU(t, cuda.BF16)
+	run := func(be nn.Backend) [][]float32 {
+		m, err := gpt.New(be, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Init(9)
+		s := m.NewSampler(16)
+		var out [][]float32
+		for _, n := range []int{10, 16, 5} {
+			prompt := make([]uint16, n)
+			for i := range prompt {
+				prompt[i] = uint16(i*5 + 1)
+			}
+			l, err := s.Prefill(prompt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, append([]float32(nil), l...))
+			if s.Pos() < 16 {
+				if l, err = s.Step(3); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, append([]float32(nil), l...))
+			}
+		}
+		return out
+	}
+	want, got := run(cp), run(g)
+	if err := g.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		worst := 0.0
+		for j := range want[i] {
+			worst = math.Max(worst, math.Abs(float64(got[i][j]-want[i][j])))
+		}
+		if worst > 5e-2 || math.IsNaN(worst) {
+			t.Errorf("logits %d differ by %.3g", i, worst)
+		}
+	}
+}
+
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
 		return v
