@@ -41,7 +41,9 @@ type Backend struct {
 
 	legacyAttn bool // Options.Attention / AMT_CUDA_ATTENTION=legacy
 
-	plans []*decodePlan // nn.Decoder plans (decode.go)
+	plans                     []*decodePlan // nn.Decoder plans (decode.go)
+	stepsGraphed, stepsDirect int
+	graphErr                  error
 
 	// scratch on the device, grown on demand
 	partials nn.Buffer // column partial sums (layer norm, bias gradients)

@@ -21,10 +21,6 @@ import (
 // AMT_CUDA_GRAPHS=0, or when capture fails, the kernels are launched one by
 // one (the same results).
 
-// maxPlans bounds the decoding plans a backend keeps (each sampler makes
-// one; the oldest is released beyond it).
-const maxPlans = 16
-
 const (
 	decThreads = 256  // DEC_THREADS in decode.cu
 	decMaxK    = 4096 // DEC_MAXK in decode.cu
@@ -79,9 +75,8 @@ func (b *Backend) DecodePlan(m nn.DecodeModel) (nn.DecodePlan, bool) {
 		p.Release()
 		return nil, false
 	}
-	if len(b.plans) >= maxPlans {
-		b.plans[0].Release()
-	}
+	// Kept until Release or Close (a sampler may be pooled and used again
+	// much later; a plan is under 1 MB beside the sampler's activations).
 	b.plans = append(b.plans, p)
 	return p, true
 }
@@ -171,20 +166,31 @@ func (p *decodePlan) capture() {
 	b := p.b
 	p.tried = true
 	if err := captureBegin(b.ctx, b.stream); err != nil {
+		b.graphErr = err
 		return
 	}
 	p.queue()
 	g, err := captureEnd(b.ctx, b.stream)
 	if err != nil || !b.ok() {
+		b.graphErr = err
 		return
 	}
 	e, err := graphInstantiate(b.ctx, g)
 	if err != nil {
+		b.graphErr = err
 		_ = graphDestroy(b.ctx, g)
 		return
 	}
 	p.graph, p.exec = g, e
 }
+
+// DecodeSteps counts the decoding steps (nn.Decoder) run so far: replayed
+// as a CUDA graph, and launched kernel by kernel. GraphErr is why the last
+// capture failed (nil if none did).
+func (b *Backend) DecodeSteps() (graphed, direct int) { return b.stepsGraphed, b.stepsDirect }
+
+// GraphErr returns the last failure to capture a decoding step as a graph.
+func (b *Backend) GraphErr() error { return b.graphErr }
 
 func (p *decodePlan) Step(tok, pos int, logits []float32) {
 	b, m := p.b, &p.m
@@ -205,8 +211,10 @@ func (p *decodePlan) Step(tok, pos int, logits []float32) {
 		}
 		if p.exec != nil {
 			b.fail(graphLaunch(b.ctx, p.exec, b.stream))
+			b.stepsGraphed++
 		} else {
 			p.queue()
+			b.stepsDirect++
 		}
 		if b.ok() {
 			b.fail(dtohSync(b.ctx, p.outHost, p.logits.Dev(), 4*m.V, b.stream))

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -559,4 +560,32 @@ func TestEmuDecodeGraph(t *testing.T) {
 	if strings.Count(trace, "cuStreamBeginCapture_v2: ") != 1 {
 		t.Error("the step was not captured exactly once")
 	}
+	if gr, di := g.DecodeSteps(); gr != steps || di != 0 || g.GraphErr() != nil {
+		t.Errorf("DecodeSteps = %d graphed, %d direct (GraphErr %v); want %d, 0", gr, di, g.GraphErr(), steps)
+	}
+	// A capture that fails leaves the plan launching kernels one by one,
+	// and the backend working.
+	t.Setenv("AMT_EMU_FAIL", "cuStreamEndCapture:1")
+	s2 := m.NewSampler(64)
+	if _, err := s2.Prefill([]uint16{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float32, c.VocabSize)
+	l, err := s.Prefill([]uint16{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(want, l)
+	for i := range 3 {
+		l1, err1 := s.Step(uint16(i + 3))
+		copy(want, l1)
+		l2, err2 := s2.Step(uint16(i + 3))
+		if err1 != nil || err2 != nil || !slices.Equal(want, l2) {
+			t.Fatalf("step %d after a failed capture: %v %v, logits equal %v", i, err1, err2, slices.Equal(want, l2))
+		}
+	}
+	if gr, di := g.DecodeSteps(); di != 3 || g.GraphErr() == nil || g.Err() != nil {
+		t.Errorf("after a failed capture: %d graphed, %d direct, GraphErr %v, Err %v", gr, di, g.GraphErr(), g.Err())
+	}
+	log.take()
 }

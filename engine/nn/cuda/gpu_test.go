@@ -774,6 +774,11 @@ func benchGenerate(b *testing.B, preset string) {
 		}
 	}
 	b.ReportMetric(float64(1023*b.N)/b.Elapsed().Seconds(), "tokens/s")
+	graphed, direct := g.DecodeSteps()
+	b.ReportMetric(float64(graphed)/float64(max(1, graphed+direct)), "graphed-share")
+	if err := g.GraphErr(); err != nil {
+		b.Logf("decoding steps launched kernel by kernel: %v", err)
+	}
 }
 
 func BenchmarkGPUGenerateSmall(b *testing.B) { benchGenerate(b, "small") }

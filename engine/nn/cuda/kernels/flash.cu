@@ -38,22 +38,52 @@ __device__ __forceinline__ bool fa_vec_ok(const void* p, int ld) {
     return ((((unsigned long long)p) & 15ull) == 0) && ((ld & 3) == 0);
 }
 
-// sh[r][0..63] = bf16(src[(r0 + r)·ld + 0..63]) for r < 64, zeros past T.
-__device__ __forceinline__ void fa_load_tile(unsigned short* sh, const float* src, int r0, int T, int ld, bool vec) {
-    for (int e = threadIdx.x; e < FA_B * 16; e += FA_THREADS) {
-        int r = e >> 4, c = (e & 15) * 4, row = r0 + r;
-        float x = 0.0f, y = 0.0f, z = 0.0f, w = 0.0f;
+#define FA_PER_THREAD (FA_B * 16 / FA_THREADS)  // 16-byte pieces of a tile each thread moves
+
+// Loads this thread's pieces of rows r0.. of a (.., ld) fp32 matrix (zeros
+// past T) into v: every load is issued before any is used.
+__device__ __forceinline__ void fa_fetch(float4* v, const float* src, int r0, int T, int ld, bool vec) {
+#pragma unroll
+    for (int k = 0; k < FA_PER_THREAD; k++) {
+        int e = threadIdx.x + k * FA_THREADS, r = e >> 4, c = (e & 15) * 4, row = r0 + r;
+        v[k].x = v[k].y = v[k].z = v[k].w = 0.0f;
         if (row < T) {
             const float* p = src + (long)row * ld + c;
             if (vec) {
-                float4 v = ld_f4(p);
-                x = v.x, y = v.y, z = v.z, w = v.w;
+                v[k] = ld_f4(p);
             } else {
-                x = p[0], y = p[1], z = p[2], w = p[3];
+                v[k].x = p[0], v[k].y = p[1], v[k].z = p[2], v[k].w = p[3];
             }
         }
-        st_u2(&sh[r * FA_LD + c], pack_bf16x2(x, y), pack_bf16x2(z, w));
     }
+}
+
+// Stores them in bf16 into the tile sh[r][0..63].
+__device__ __forceinline__ void fa_store(unsigned short* sh, const float4* v) {
+#pragma unroll
+    for (int k = 0; k < FA_PER_THREAD; k++) {
+        int e = threadIdx.x + k * FA_THREADS, r = e >> 4, c = (e & 15) * 4;
+        st_u2(&sh[r * FA_LD + c], pack_bf16x2(v[k].x, v[k].y), pack_bf16x2(v[k].z, v[k].w));
+    }
+}
+
+// sh1 and sh2 = bf16 of rows r0..r0+63 of two fp32 matrices (zeros past T),
+// all 2·FA_PER_THREAD loads in flight at once.
+__device__ __forceinline__ void fa_load_tiles(unsigned short* sh1, const float* src1, int ld1, bool vec1,
+                                              unsigned short* sh2, const float* src2, int ld2, bool vec2, int r0,
+                                              int T) {
+    float4 a[FA_PER_THREAD], b[FA_PER_THREAD];
+    fa_fetch(a, src1, r0, T, ld1, vec1);
+    fa_fetch(b, src2, r0, T, ld2, vec2);
+    fa_store(sh1, a);
+    fa_store(sh2, b);
+}
+
+// sh = bf16 of rows r0..r0+63 (zeros past T).
+__device__ __forceinline__ void fa_load_tile(unsigned short* sh, const float* src, int r0, int T, int ld, bool vec) {
+    float4 a[FA_PER_THREAD];
+    fa_fetch(a, src, r0, T, ld, vec);
+    fa_store(sh, a);
 }
 
 // A fragments (16 rows × 64 columns, 4 chunks of 16) of rows r0.. of a tile.
@@ -111,8 +141,7 @@ extern "C" __global__ void fa_forward_hs64(float* out, float* lse2, unsigned sho
     for (int kt = 0; kt <= qt; kt++) {
         int k0 = kt * FA_B;
         __syncthreads();
-        fa_load_tile(Ks, base + C, k0, T, C3, vec);
-        fa_load_tile(Vs, base + 2 * C, k0, T, C3, vec);
+        fa_load_tiles(Ks, base + C, C3, vec, Vs, base + 2 * C, C3, vec, k0, T);
         __syncthreads();
         float s[8][4];
 #pragma unroll
@@ -234,8 +263,7 @@ extern "C" __global__ void fa_backward_hs64(float* dqkv, const float* dout, cons
     const float* drow = D + (long)bh * T;
     bool vq = fa_vec_ok(base, C3), vg = fa_vec_ok(gbase, C);
     int k0 = kt * FA_B;
-    fa_load_tile(Ks, base + C, k0, T, C3, vq);
-    fa_load_tile(Ss, base + 2 * C, k0, T, C3, vq);
+    fa_load_tiles(Ks, base + C, C3, vq, Ss, base + 2 * C, C3, vq, k0, T);
     __syncthreads();
     unsigned ka[4][4], va[4][4];
     fa_a_frags(ka, Ks, 16 * w, lane);
@@ -250,8 +278,7 @@ extern "C" __global__ void fa_backward_hs64(float* dqkv, const float* dout, cons
     for (int qt = kt; qt < nt; qt++) {
         int q0 = qt * FA_B;
         __syncthreads();
-        fa_load_tile(Qs, base, q0, T, C3, vq);
-        fa_load_tile(Gs, gbase, q0, T, C, vg);
+        fa_load_tiles(Qs, base, C3, vq, Gs, gbase, C, vg, q0, T);
         for (int i = threadIdx.x; i < FA_B; i += FA_THREADS) {
             int q = q0 + i;
             Ls[i] = q < T ? lrow[q] : 0.0f;
