@@ -25,16 +25,18 @@ build amt-cuda.test ./engine/nn/cuda
 build engine-train-cuda.test ./engine/train
 build app-cuda.test ./app
 for b in "$out"/*.test; do
-	if ldd "$b" | grep -q "not found"; then
+	deps=$(ldd "$b") # whole, before grep: with pipefail an early grep exit would fail the pipe
+	if grep -q "not found" <<<"$deps"; then
 		echo "pack: $b needs a library that is not here:" >&2
-		ldd "$b" | grep "not found" >&2
+		grep "not found" <<<"$deps" >&2
 		exit 1
 	fi
+	# the app binary's one library beyond libc (the audio output) travels with it
+	lib=$(awk '/libasound/ {print $3}' <<<"$deps")
+	if [ -n "$lib" ] && [ ! -f "$out/$(basename "$lib")" ]; then
+		cp -L "$lib" "$out/"
+	fi
 done
-# the app binary's one library beyond libc (the audio output)
-if ldd "$out/app-cuda.test" | grep -q libasound; then
-	cp -L "$(ldd "$out/app-cuda.test" | awk '/libasound/ {print $3}')" "$out/"
-fi
 xz -T2 -6 "$out"/*.test
 cp scripts/bench_pytorch_gpt2.py scripts/gpu/h100-check.sh scripts/gpu/ncu_summary.py "$out/"
 if [ -f ../shared/gpu/torch_compile_bench.py ]; then
