@@ -6,8 +6,9 @@
 # baselines, and an Nsight Compute time per kernel if ncu is there. Built and
 # packed by scripts/gpu/pack.sh; run from the carried folder:
 #     bash bin/gpu-pack/h100-check.sh
-# Everything it measures goes to $OUT (one file a step); a summary is printed
-# at the end. Each step has its own timeout within a total budget
+# Everything it measures goes to $OUT (one file a step, then bundled into
+# $OUT/results.tar.xz beside the summary: the device tool brings back at most
+# 8 files of 16 MiB); a summary is printed at the end. Each step has its own timeout within a total budget
 # (BUDGET_S, default 450 s), the most important first.
 cd "$(dirname "$0")"
 OUT=${OUT:-$PWD/out}
@@ -47,6 +48,7 @@ NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda*/bin
 step 1-cuda-tests 110 ./amt-cuda.test -test.v -test.run 'GPU|Open' -test.timeout 105s
 step 2-train-tests 50 ./engine-train-cuda.test -test.v -test.run GPU -test.timeout 45s
 step 3-app-tests 50 ./app-cuda.test -test.v -test.run GPU -test.timeout 45s
+[ -x ./trainmodel-cuda.test ] && step 3b-trainmodel-tests 40 ./trainmodel-cuda.test -test.v -test.run GPU -test.timeout 35s
 # training speed, B16 T1024 bf16 (tokens/s, stage ms/step)
 step 4-bench-train 70 ./amt-cuda.test -test.run '^$' -test.bench 'GPUTrain(Small|Base)$' -test.benchtime 20x -test.timeout 65s
 # PyTorch eager in the same session: the floor is >= 1.0x of it
@@ -69,10 +71,14 @@ if [ -f torch_compile_bench.py ]; then
 fi
 el "done"
 
-echo "==== summary ($OUT)"
-grep -hE -- '^(--- FAIL|FAIL|ok|PASS)' "$OUT"/1-cuda-tests.txt "$OUT"/2-train-tests.txt "$OUT"/3-app-tests.txt 2>/dev/null | sort | uniq -c
+echo "==== summary ($OUT)" | tee "$OUT/summary.txt"
+{
+grep -hE -- '^(--- FAIL|FAIL|ok|PASS)' "$OUT"/1-cuda-tests.txt "$OUT"/2-train-tests.txt "$OUT"/3-app-tests.txt "$OUT"/3b-trainmodel-tests.txt 2>/dev/null | sort | uniq -c
 grep -hcE -- '^--- SKIP|^    --- SKIP' "$OUT"/1-cuda-tests.txt 2>/dev/null | sed 's/^/skipped tests: /'
 grep -hE -- '^Benchmark' "$OUT"/4-bench-train.txt "$OUT"/6-generate-16bars.txt "$OUT"/7-bench-generate.txt "$OUT"/8-bench-train-legacy.txt 2>/dev/null
 grep -h tokens_per_second "$OUT"/5-torch-eager.txt "$OUT"/10-torch-compile.txt 2>/dev/null
 grep -hE 'attention share|^attention|^cuBLAS|^f32' "$OUT"/9-ncu-summary.txt 2>/dev/null
 cat "$OUT/0-steps.txt"
+} 2>&1 | tee -a "$OUT/summary.txt"
+# at most 8 files come back: everything but the summary in one archive
+(cd "$OUT" && tar -cf - --exclude=summary.txt --exclude=results.tar.xz . | xz -T0 -6 > results.tar.xz && find . -type f ! -name summary.txt ! -name results.tar.xz -delete)

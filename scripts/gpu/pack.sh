@@ -24,6 +24,7 @@ build() { # NAME PACKAGE
 build amt-cuda.test ./engine/nn/cuda
 build engine-train-cuda.test ./engine/train
 build app-cuda.test ./app
+build trainmodel-cuda.test ./scripts/trainmodel
 for b in "$out"/*.test; do
 	deps=$(ldd "$b") # whole, before grep: with pipefail an early grep exit would fail the pipe
 	if grep -q "not found" <<<"$deps"; then
