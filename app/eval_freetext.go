@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -70,7 +69,7 @@ var freeTextGroups = func() map[string][]int {
 // comments and blank lines skipped; prompts after a line "# held-out" are
 // the held-out part.
 func ReadFreeText(path string) ([]FreeTextPrompt, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadInput(path) // bounded; a FIFO never waited on
 	if err != nil {
 		return nil, fmt.Errorf("free-text suite: %w", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/atomicfile"
 )
 
 // freeTextFlags are eval-model's flags of the free-text suite (issue 25).
@@ -74,7 +73,7 @@ func runFreeText(ctx context.Context, env *Env, m *app.Model, suite string, limi
 		if err != nil {
 			return fmt.Errorf("eval-model: %w", err)
 		}
-		if err := atomicfile.WriteFile(save, append(data, '\n')); err != nil {
+		if err := app.WriteOutputBytes(save, append(data, '\n')); err != nil {
 			return fmt.Errorf("eval-model: save %s: %w", save, err)
 		}
 	}
