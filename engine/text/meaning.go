@@ -235,6 +235,19 @@ func (p *Prompt) readMeaning(words []string, usedBy []string) {
 			p.Moods = append(p.Moods, w.Text)
 		}
 	}
+	// An ensemble named by what is also one instrument's name ("string
+	// ensemble", "choir") among other named instruments is that instrument
+	// of a list, as captions list a piece's instruments ("piano, alto
+	// saxophone, string ensemble and electric bass"), not the ensemble.
+	for i, w := range p.Words {
+		if w.Kind != "ensemble-named" || w.Name != p.Ensemble {
+			continue
+		}
+		if progs, ok := instrumentSynonyms[w.Text]; ok && len(progs) == 1 && len(p.Instruments) > 1 {
+			p.Ensemble = ""
+			p.Words[i].Kind = "instrument"
+		}
+	}
 }
 
 // dropCoveredGenres removes the genre words inside a longer phrase that is

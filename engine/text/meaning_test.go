@@ -64,6 +64,7 @@ type expect struct {
 	genre            string
 	unused           []string
 	as               string // a word read through WordNet or a word form: "word=known"
+	ens, register    string // the ensemble and register understood ("-": none)
 }
 
 // TestMeaning: prompts as a new user types them, with what the request
@@ -135,6 +136,18 @@ func TestMeaning(t *testing.T) {
 			expect{mode: "minor", progs: []int{47, 48, 61}, drums: "no"}},
 		{"A melodic electronic song with ambient elements, set in G minor at a lively Presto tempo. The piece features piano, synth pad and drums, and evokes relaxation and darkness.",
 			expect{tempoLo: 184, tempoHi: 184, mode: "minor", drums: "yes", progs: []int{0, 89}, unused: []string{"melodic"}}},
+		// Captions list instruments: "string ensemble" or "choir" among
+		// others is an instrument of the list, not the ensemble; a voice
+		// ("alto", "tenor") is the saxophone's, not a register; the
+		// Italian marking is the tempo, its plain word ("moderate",
+		// "slow") qualifies it.
+		{"A short classical piece performed by a string ensemble, violin and cello. Set in D major at a moderate Andante tempo, it evokes a calm and romantic mood.",
+			expect{tempoLo: 92, tempoHi: 92, mode: "major", progs: []int{40, 42, 48}, drums: "no", ens: "-"}},
+		{"A jazz piece featuring tenor saxophone, acoustic bass, piano and drums, swinging at a medium tempo with a relaxed mood.",
+			expect{tempoLo: 100, tempoHi: 100, progs: []int{66, 32, 0}, drums: "yes", register: "-"}},
+		{"A slow Largo for alto saxophone, strings and a choir.",
+			expect{tempoLo: 50, tempoHi: 50, progs: []int{65, 48, 52}, drums: "no", register: "-", ens: "-"}},
+		{"a string ensemble", expect{drums: "no", progs: []int{48}, ens: "string orchestra"}},
 	}
 	for _, c := range cases {
 		t.Run(c.prompt, func(t *testing.T) {
@@ -173,6 +186,12 @@ func TestMeaning(t *testing.T) {
 				}
 				if w.dyn != "" && r.Dynamics != w.dyn {
 					t.Errorf("seed %d: dynamics %q, want %q", seed, r.Dynamics, w.dyn)
+				}
+				if got := orDash(r.Ensemble); w.ens != "" && got != w.ens {
+					t.Errorf("seed %d: ensemble %q, want %q", seed, got, w.ens)
+				}
+				if got := orDash(r.Register); w.register != "" && got != w.register {
+					t.Errorf("seed %d: register %q (%v), want %q", seed, got, r.RegisterRange, w.register)
 				}
 				if w.genre != "" && a.Genre != w.genre {
 					t.Errorf("seed %d: genre %q, want %q", seed, a.Genre, w.genre)
@@ -365,4 +384,11 @@ func BenchmarkUnderstandCaption(b *testing.B) {
 		p := ParsePrompt(caption)
 		p.Resolve(uint64(i), Choices{})
 	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -133,6 +133,8 @@ var instrumentSynonyms = map[string][]int{
 	"tuba": {58}, "muted trumpet": {59}, "french horn": {60}, "horn": {60}, "horns": {60},
 	"brass": {61}, "brass section": {61}, "synth brass": {62}, "sax": {65}, "saxophone": {65},
 	"soprano sax": {64}, "alto sax": {65}, "tenor sax": {66}, "baritone sax": {67}, "oboe": {68},
+	"soprano saxophone": {64}, "alto saxophone": {65}, "tenor saxophone": {66}, "baritone saxophone": {67},
+	"bass clarinet": {71}, "alto flute": {73}, "bass flute": {73}, "tenor trombone": {57}, "bass trombone": {57},
 	"english horn": {69}, "cor anglais": {69}, "bassoon": {70}, "clarinet": {71}, "clarinets": {71},
 	"piccolo": {72}, "flute": {73}, "flutes": {73}, "recorder": {74}, "pan flute": {75},
 	"pan pipes": {75}, "panpipes": {75}, "blown bottle": {76}, "shakuhachi": {77}, "whistle": {78},
@@ -383,6 +385,15 @@ func ParsePrompt(prompt string) Prompt {
 		p.Attrs.TempoBPM = bpm
 		for k := i; k < i+n; k++ {
 			usedBy[k] = "tempo"
+		}
+		// The plain word beside a marking qualifies it ("moderate
+		// Andante"): used, not a second tempo.
+		for _, k := range []int{i - 1, i + n} {
+			if k >= 0 && k < len(words) && usedBy[k] == "" && tempoMarkings[words[i]] {
+				if _, plain := tempoTerms[words[k]]; plain && !tempoMarkings[words[k]] {
+					usedBy[k] = "tempo"
+				}
+			}
 		}
 	}
 	markAll(reBPM, "tempo")
@@ -673,9 +684,22 @@ func hasWord(words []string, any ...string) bool {
 	return false
 }
 
-// matchTempoWord finds the longest tempo phrase in words: its bpm, where
-// it starts and how many words it has.
+// tempoMarkings are the Italian tempo words: where a prompt says one
+// beside a plain word ("a moderate Andante tempo", "a slow Adagio": how
+// MidiCaps captions write them), the marking is the tempo asked.
+var tempoMarkings = map[string]bool{"grave": true, "largo": true, "lento": true, "larghetto": true, "adagio": true,
+	"adagietto": true, "andante": true, "andantino": true, "moderato": true, "allegretto": true, "allegro": true,
+	"vivace": true, "vivacissimo": true, "presto": true, "prestissimo": true}
+
+// matchTempoWord finds the tempo phrase of words: an Italian marking
+// first, else the longest tempo phrase; its bpm, where it starts and how
+// many words it has.
 func matchTempoWord(words []string) (float64, int, int, bool) {
+	for i, w := range words {
+		if tempoMarkings[w] && !(i > 0 && (words[i-1] == "not" || words[i-1] == "too")) && !negatedAt(words, i) {
+			return tempoTerms[w], i, 1, true
+		}
+	}
 	for n := 3; n >= 1; n-- {
 		for i := 0; i+n <= len(words); i++ {
 			if bpm, ok := tempoTerms[strings.Join(words[i:i+n], " ")]; ok {

@@ -301,7 +301,6 @@ const wordnetData = "" +
 	"baroqueness\tbaroque\n" +
 	"barrenness\tbarren\n" +
 	"bas mitzvah\tceremonial\n" +
-	"bass clarinet\tclarinet\n" +
 	"bass drum\tdrum\n" +
 	"bass fiddle\tcontrabass\n" +
 	"bass horn\ttuba\n" +
