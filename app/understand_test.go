@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -138,5 +139,36 @@ func TestFreeTextSuite(t *testing.T) {
 	}
 	if !slices.ContainsFunc(ps, func(p FreeTextPrompt) bool { return len(p.Prompt) > 100 }) {
 		t.Error("no caption-length prompt")
+	}
+}
+
+// Prompts that differ only in mood give different pieces for a seed (issue
+// 25's floor), near-synonyms too ("sad" and "melancholy" ask for the same
+// attributes: the meaning's seed mix tells them apart); the piece without
+// a mood is the seed's own.
+func TestMoodsGiveDifferentPieces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates with the embedded model")
+	}
+	m := mustDefault(t)
+	seen := map[string]string{}
+	for _, mood := range []string{"", "sad", "melancholy", "happy", "joyful", "calm", "peaceful", "angry", "dreamy", "tense", "triumphant", "playful", "dark"} {
+		prompt := "a " + mood + " piano piece"
+		r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: prompt, Seed: 3, Bars: 2, KeyBias: DefaultKeyBias, Candidates: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, tr := range r.Score.Tracks {
+			fmt.Fprintf(&b, "[%d %v]", tr.Program, tr.IsDrum)
+			for _, n := range tr.Notes {
+				fmt.Fprintf(&b, "%d,%d,%d,%d;", n.Pitch, n.Tick, n.Dur, n.Velocity)
+			}
+		}
+		key := b.String()
+		if other, ok := seen[key]; ok {
+			t.Errorf("%q and %q gave the same piece for seed 3", other, prompt)
+		}
+		seen[key] = prompt
 	}
 }
