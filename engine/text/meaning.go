@@ -533,11 +533,12 @@ type Resolution struct {
 	Register      string `json:"register,omitempty"`
 	RegisterRange [2]int `json:"register_range,omitempty"`
 	// SeedMix is a hash of what the words mean (moods, scenes, ensemble,
-	// dynamics; 0 when they mean nothing): the prompt path samples with
-	// the seed mixed with it, so two prompts that mean different things
-	// never give the same piece for a seed even where their attributes
-	// fall in the same bins ("sad" and "melancholy" both ask for a slow
-	// minor piece).
+	// dynamics, register, and the words that said them; 0 when they mean
+	// nothing): the prompt path samples with the seed mixed with it, so
+	// two prompts that mean different things never give the same piece
+	// for a seed even where their attributes fall in the same bins ("sad"
+	// and "melancholy" both ask for a slow minor piece, "a lullaby" and "a
+	// bedtime story" are one scene).
 	SeedMix uint64 `json:"-"`
 }
 
@@ -1101,9 +1102,30 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 	if a.Bars > 0 {
 		r.Items = append(r.Items, Item{Attr: "length", Value: fmt.Sprintf("%d bars", a.Bars), Explicit: true})
 	}
-	if r.Mood != "" || len(r.Scenes) > 0 || r.Ensemble != "" || r.Dynamics != "" || r.Register != "" {
+	// The words that carry meaning go into the mix too, as said (sorted,
+	// negation kept): two phrases of one scene ("a lullaby", "a bedtime
+	// story"; "a thunderstorm", "a stormy sea") or a word that adds
+	// nothing the scene has not ("a pounding techno beat") resolve alike
+	// but are different prompts, and gave one piece for a seed (ten such
+	// pairs in the free-text suite). Word order and function words still
+	// do not count: "sad piano piece" is "a piano piece, sad".
+	var said []string
+	for _, w := range p.Words {
+		switch w.Kind {
+		case "mood", "scene", "ensemble", "dynamics", "register", "tempo-limit", "tempo-feel", "solo":
+			t := w.Text
+			if w.Negated {
+				t = "not " + t
+			}
+			if indexOf(said, t) < 0 {
+				said = append(said, t)
+			}
+		}
+	}
+	sort.Strings(said)
+	if r.Mood != "" || len(r.Scenes) > 0 || r.Ensemble != "" || r.Dynamics != "" || r.Register != "" || len(said) > 0 {
 		h := fnv.New64a()
-		fmt.Fprintf(h, "%s|%s|%s|%s|%s", r.Mood, strings.Join(r.Scenes, ","), r.Ensemble, r.Dynamics, r.Register)
+		fmt.Fprintf(h, "%s|%s|%s|%s|%s|%s", r.Mood, strings.Join(r.Scenes, ","), r.Ensemble, r.Dynamics, r.Register, strings.Join(said, ","))
 		r.SeedMix = h.Sum64()
 	}
 	sort.SliceStable(r.Items, func(i, j int) bool { return itemOrder(r.Items[i].Attr) < itemOrder(r.Items[j].Attr) })

@@ -392,3 +392,28 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// TestSeedMix: prompts that say different words of meaning sample apart
+// even when they resolve alike (two phrases of one scene, a dynamics word
+// the style already implies); function words do not count;
+// a prompt without such words samples with the seed itself.
+func TestSeedMix(t *testing.T) {
+	mix := func(s string) uint64 { return ParsePrompt(s).Resolve(1, Choices{}).SeedMix }
+	for _, pair := range [][2]string{
+		{"a lullaby", "a bedtime story"}, {"a thunderstorm", "a stormy sea"}, {"a techno track", "a pounding techno beat"},
+		{"a battle scene", "a sword fight"}, {"meditation", "a spa day"}, {"a sad piano piece", "a melancholy piano piece"},
+		{"a sad piano piece", "a piano piece, not sad"},
+	} {
+		if mix(pair[0]) == mix(pair[1]) {
+			t.Errorf("%q and %q sample with one seed", pair[0], pair[1])
+		}
+	}
+	for _, pair := range [][2]string{{"a sad piano piece", "sad piano piece"}, {"calm and dreamy", "a calm, dreamy one"}} {
+		if mix(pair[0]) != mix(pair[1]) {
+			t.Errorf("%q and %q sample apart", pair[0], pair[1])
+		}
+	}
+	if m := mix("a piano piece in C major"); m != 0 {
+		t.Errorf("a prompt of attributes only mixes %x into its seed", m)
+	}
+}
