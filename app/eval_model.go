@@ -230,6 +230,7 @@ type SuiteOptions struct {
 	Candidates  int     // PromptRequest.Candidates (0 or 1: one sample)
 	Temperature float64 // 0: DefaultTemperature
 	TopP        float64 // 0: DefaultTopP
+	Form        string  // PromptRequest.Form ("" or "auto": by genre)
 	CorpusDir   string  // "": the stored corpus means and references
 	// References extra to the corpora (e.g. an arranged corpus).
 	References []NamedDir
@@ -287,7 +288,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 		}
 		sd := seed + uint64(i)
 		piece := SuitePiece{Prompt: p, Seed: sd}
-		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd, KeyBias: keyBias, RhythmBias: o.RhythmBias, Candidates: o.Candidates, Temperature: o.Temperature, TopP: o.TopP})
+		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd, KeyBias: keyBias, RhythmBias: o.RhythmBias, Candidates: o.Candidates, Temperature: o.Temperature, TopP: o.TopP, Form: o.Form})
 		if err == nil {
 			// Valid: the MIDI file written parses back with the same notes.
 			var buf bytes.Buffer
@@ -344,7 +345,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: seed + uint64(i), KeyBias: 0, Candidates: 1, Temperature: o.Temperature, TopP: o.TopP})
+			r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: seed + uint64(i), KeyBias: 0, Candidates: 1, Temperature: o.Temperature, TopP: o.TopP, Form: o.Form})
 			if err == nil {
 				alone = append(alone, r.Adherence)
 				rep.Pieces[i].CKAlone = r.Adherence.CK

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/amtstudio/amt/app"
@@ -19,7 +20,7 @@ import (
 func init() {
 	c := &Command{
 		Name:    "eval-model",
-		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--reference NAME=DIR]... [--match NAME] [--model-alone] [--rolls DIR] [--save FILE.json] [--json] [--pieces]",
+		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--reference NAME=DIR]... [--match NAME] [--model-alone] [--rolls DIR] [--save FILE.json] [--json] [--pieces]\n       eval-model --two-sample [--model DIR] [--per-group N] [--real DIR]... [--select-seed S] [--folds K] [--repeats R] [--rolls DIR] [--save FILE.json] [--json] [--pieces]",
 		Summary: "run the prompt suite through a model (default: the embedded one): adherence, musicality against the real corpora, floors, speed",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -51,6 +52,17 @@ func init() {
 		exact := fs.Bool("exact", false, exactFlagHelp)
 		pieces := fs.Bool("pieces", false, "include every piece (a table in text, the pieces in JSON)")
 		save := fs.String("save", "", "also write the whole report, every piece included, as JSON to this file")
+		twoSample := fs.Bool("two-sample", false, "the two-sample test instead of the suite: real pieces answered by the model through prompts stating their own attributes; can classifiers tell them apart?")
+		perGroup := fs.Int("per-group", 40, "with --two-sample: real pieces per group (POP909, Nottingham, game music; or per --real folder)")
+		var realDirs []string
+		fs.Func("real", "with --two-sample: a folder of real MIDI files to use instead of the corpora (e.g. pieces outside the training data); repeatable", func(s string) error {
+			realDirs = append(realDirs, s)
+			return nil
+		})
+		selectSeed := fs.Uint64("select-seed", 1, "with --two-sample: the seed that orders the real files")
+		folds := fs.Int("folds", 5, "with --two-sample: cross-validation folds")
+		repeats := fs.Int("repeats", 10, "with --two-sample: cross-validation repeats")
+		form := fs.String("form", "auto", "form of the pieces ("+strings.Join(app.Forms, ", ")+")")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -58,18 +70,29 @@ func init() {
 		if len(pos) > 0 {
 			return fmt.Errorf("%w: unexpected arguments %v", ErrUsage, pos)
 		}
+		if *twoSample {
+			if err := app.FirstError(app.IntIn("per-group", *perGroup, 1, 10000), app.IntIn("folds", *folds, 2, 20), app.IntIn("repeats", *repeats, 1, 100)); err != nil {
+				return err
+			}
+		}
 		if *rollCount < 1 {
 			return fmt.Errorf("%w: --roll-count %d: at least 1", ErrUsage, *rollCount)
 		}
 		if err := app.FirstError(checkGenerate(*bars, 0, *temp, 0, *topP, max(*candidates, 1), *keyBias, *rhythmBias), app.IntIn("limit", *limit, 0, 1<<20)); err != nil {
 			return err // checkGenerate: generate.go
 		}
-		prompts, err := app.ReadSuite(*suite)
-		if err != nil {
-			return err
+		if !slices.Contains(app.Forms, *form) {
+			return fmt.Errorf("%w: --form %q: one of %s", ErrUsage, *form, strings.Join(app.Forms, ", "))
 		}
-		if *limit > 0 && *limit < len(prompts) {
-			prompts = prompts[:*limit]
+		var prompts []string
+		if !*twoSample {
+			var err error
+			if prompts, err = app.ReadSuite(*suite); err != nil {
+				return err
+			}
+			if *limit > 0 && *limit < len(prompts) {
+				prompts = prompts[:*limit]
+			}
 		}
 		var m *app.Model
 		if *model != "" {
@@ -89,8 +112,14 @@ func init() {
 		case "stored":
 			*corpusDir = ""
 		}
+		if *twoSample {
+			return runTwoSample(ctx, env, m, app.TwoSampleOptions{DataDir: *corpusDir, RealDirs: realDirs, PerGroup: *perGroup, Bars: *bars, Seed: *seed,
+				SelectSeed: *selectSeed, Folds: *folds, Repeats: *repeats,
+				Request: app.PromptRequest{KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates, Temperature: *temp, TopP: *topP, Form: *form}},
+				*rolls, *rollCount, *save, *jsonOut, *pieces)
+		}
 		rep, err := app.EvalSuite(ctx, m, prompts, app.SuiteOptions{Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates,
-			Temperature: *temp, TopP: *topP, CorpusDir: *corpusDir, References: extra, Match: *match, ModelAlone: *alone}, nil)
+			Temperature: *temp, TopP: *topP, Form: *form, CorpusDir: *corpusDir, References: extra, Match: *match, ModelAlone: *alone}, nil)
 		if err != nil {
 			return err
 		}

@@ -542,6 +542,14 @@ type CVOptions struct {
 	Seed           uint64 // shuffles and the learners' seeds
 	// Importance asks for the permutation importance of each feature.
 	Importance bool
+	// Groups, when set (one id per row), keeps the rows of a group in one
+	// fold: a real piece and the model's answer to its prompt share their
+	// tempo, meter and instruments, and a classifier that trains on one of
+	// them and is tested on the other learns the pair, not the difference
+	// (on identical pairs it scores far below 50%). The groups are shuffled
+	// and dealt round-robin; with pairs of one row of each class the folds
+	// stay balanced.
+	Groups []int
 }
 
 // CVResult is the outcome of a cross-validation.
@@ -605,6 +613,30 @@ func StratifiedFolds(y []int, k int, seed uint64) []int {
 	return fold
 }
 
+// GroupFolds assigns each row the fold of its group: the distinct groups
+// shuffled (seeded) and dealt round-robin.
+func GroupFolds(groups []int, k int, seed uint64) []int {
+	rng := rand.New(rand.NewPCG(seed, 0x9a0f))
+	var ids []int
+	seen := map[int]bool{}
+	for _, g := range groups {
+		if !seen[g] {
+			seen[g] = true
+			ids = append(ids, g)
+		}
+	}
+	rng.Shuffle(len(ids), func(a, b int) { ids[a], ids[b] = ids[b], ids[a] })
+	of := map[int]int{}
+	for i, g := range ids {
+		of[g] = i % k
+	}
+	fold := make([]int, len(groups))
+	for i, g := range groups {
+		fold[i] = of[g]
+	}
+	return fold
+}
+
 // CrossValidate runs repeated stratified k-fold cross-validation of l on
 // (X, y).
 func CrossValidate(l Learner, X [][]float64, y []int, o CVOptions) (*CVResult, error) {
@@ -632,8 +664,15 @@ func CrossValidate(l Learner, X [][]float64, y []int, o CVOptions) (*CVResult, e
 		res.Importance = make([]float64, d)
 	}
 	x := make([]float64, d)
+	if o.Groups != nil && len(o.Groups) != n {
+		return nil, fmt.Errorf("%w: %d groups for %d rows", ErrFit, len(o.Groups), n)
+	}
 	for r := 0; r < reps; r++ {
-		fold := StratifiedFolds(y, k, o.Seed+uint64(r)*0x9E3779B97F4A7C15)
+		seed := o.Seed + uint64(r)*0x9E3779B97F4A7C15
+		fold := StratifiedFolds(y, k, seed)
+		if o.Groups != nil {
+			fold = GroupFolds(o.Groups, k, seed)
+		}
 		right := 0
 		for f := 0; f < k; f++ {
 			var trX [][]float64

@@ -206,3 +206,37 @@ func TestForestStumpImportance(t *testing.T) {
 		t.Errorf("Wilson(0.5, 100) = [%.4f, %.4f], want [0.4038, 0.5962]", lo, hi)
 	}
 }
+
+// Pairs of identical rows, one of each class: nothing tells them apart, so
+// a classifier is right half the time when a pair stays in one fold; with
+// the pairs split, the twin of each test row is in training with the other
+// label and the forest is wrong nearly always.
+func TestGroupedFoldsKeepPairsTogether(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var X [][]float64
+	var y, g []int
+	for i := 0; i < 60; i++ {
+		x := []float64{rng.Float64(), rng.Float64()}
+		X = append(X, x, x)
+		y = append(y, 0, 1)
+		g = append(g, i, i)
+	}
+	split, err := CrossValidate(RandomForest{Trees: 30}, X, y, CVOptions{Folds: 5, Repeats: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := CrossValidate(RandomForest{Trees: 30}, X, y, CVOptions{Folds: 5, Repeats: 3, Seed: 1, Groups: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if split.Accuracy > 0.2 || math.Abs(kept.Accuracy-0.5) > 0.15 {
+		t.Errorf("identical pairs: split %.3f (want near 0), kept together %.3f (want near 0.5)", split.Accuracy, kept.Accuracy)
+	}
+	for _, f := range [][]int{GroupFolds(g, 5, 3)} {
+		for i := 0; i < len(g); i += 2 {
+			if f[i] != f[i+1] {
+				t.Fatalf("pair %d split over folds %d and %d", i/2, f[i], f[i+1])
+			}
+		}
+	}
+}
