@@ -50,6 +50,9 @@ type PromptRequest struct {
 	// genre and length, condition.PlanForm): later sections restate
 	// earlier ones.
 	Form string
+	// Levers are the decoding levers of issue 24 (levers.go; 0:
+	// DefaultLevers).
+	Levers Levers
 	// OnToken (may be nil) sees the count of tokens sampled so far (over
 	// all candidates).
 	OnToken func(n int)
@@ -270,8 +273,12 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	// The model is asked in its key frame (keyframe.go); what it writes is
 	// moved back to the request before decoding.
 	fa, shift := m.toFrame(a, req.Seed)
+	levers := req.Levers.resolve()
 	g := v.NewGrammar()
 	g.Force(fa)
+	if levers&LeverCanonical != 0 {
+		g.Canonical(ChordCap)
+	}
 	c := condition.NewBars(v, g, a.Bars)
 	if a.Programs != nil {
 		c.Require(a.Programs, false) // drums come from INSTRUMENT_DRUMS, not a forced hit
@@ -284,6 +291,9 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		return nil, fmt.Errorf("generate: %w", err)
 	}
 	form := condition.NewRestater(v, c, plan)
+	if levers&LeverVary != 0 {
+		form.Vary = VarySemitones
+	}
 	temp, topP := req.Temperature, req.TopP
 	if temp == 0 {
 		temp = DefaultTemperature

@@ -706,8 +706,8 @@ func (rep *TwoSampleReport) judge() {
 	add("rhythm_repeat", "bars repeating an earlier bar's rhythm, generated mean / real mean", ratio("rhythm_repeat", true), ">=", floorRhythmRatio, n)
 }
 
-// DecodingName names the decoding levers of a request ("default" when none
-// is off its default).
+// DecodingName names the decoding of a request: form and rhythm bias when
+// not the default, and the levers in force.
 func DecodingName(r PromptRequest) string {
 	var parts []string
 	if r.Form != "" && r.Form != "auto" {
@@ -716,9 +716,7 @@ func DecodingName(r PromptRequest) string {
 	if r.RhythmBias != 0 {
 		parts = append(parts, "rhythm bias "+strconv.FormatFloat(float64(r.RhythmBias), 'g', -1, 32))
 	}
-	if len(parts) == 0 {
-		return "default"
-	}
+	parts = append(parts, "levers "+r.Levers.String())
 	return strings.Join(parts, ", ")
 }
 

@@ -63,6 +63,7 @@ func init() {
 		folds := fs.Int("folds", 5, "with --two-sample: cross-validation folds")
 		repeats := fs.Int("repeats", 10, "with --two-sample: cross-validation repeats")
 		form := fs.String("form", "auto", "form of the pieces ("+strings.Join(app.Forms, ", ")+")")
+		leverList := fs.String("levers", "default", "decoding levers of issue 24: default, none, or a list (canonical,vary)")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -80,6 +81,10 @@ func init() {
 		}
 		if err := app.FirstError(checkGenerate(*bars, 0, *temp, 0, *topP, max(*candidates, 1), *keyBias, *rhythmBias), app.IntIn("limit", *limit, 0, 1<<20)); err != nil {
 			return err // checkGenerate: generate.go
+		}
+		levers, err := app.ParseLevers(*leverList)
+		if err != nil {
+			return err
 		}
 		if !slices.Contains(app.Forms, *form) {
 			return fmt.Errorf("%w: --form %q: one of %s", ErrUsage, *form, strings.Join(app.Forms, ", "))
@@ -115,10 +120,10 @@ func init() {
 		if *twoSample {
 			return runTwoSample(ctx, env, m, app.TwoSampleOptions{DataDir: *corpusDir, RealDirs: realDirs, PerGroup: *perGroup, Bars: *bars, Seed: *seed,
 				SelectSeed: *selectSeed, Folds: *folds, Repeats: *repeats,
-				Request: app.PromptRequest{KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates, Temperature: *temp, TopP: *topP, Form: *form}},
+				Request: app.PromptRequest{KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates, Temperature: *temp, TopP: *topP, Form: *form, Levers: levers}},
 				*rolls, *rollCount, *save, *jsonOut, *pieces)
 		}
-		rep, err := app.EvalSuite(ctx, m, prompts, app.SuiteOptions{Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates,
+		rep, err := app.EvalSuite(ctx, m, prompts, app.SuiteOptions{Levers: levers, Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates,
 			Temperature: *temp, TopP: *topP, Form: *form, CorpusDir: *corpusDir, References: extra, Match: *match, ModelAlone: *alone}, nil)
 		if err != nil {
 			return err
@@ -161,8 +166,8 @@ func init() {
 func writeSuiteText(w io.Writer, rep *app.SuiteReport, pieces bool) {
 	a := rep.Adherence
 	pct := func(r eval.Rate) string { return fmt.Sprintf("%5.1f%% (n=%d)", 100*float64(r.Rate), r.N) }
-	fmt.Fprintf(w, "model %s, suite %s: %d prompts in %.1fs (%.0f tokens/s), temperature %g, top-p %g, key bias %g, candidates %d\n",
-		rep.Model, rep.Suite, rep.Prompts, rep.Seconds, rep.TokensPerSecond, rep.Temperature, rep.TopP, rep.KeyBias, rep.Candidates)
+	fmt.Fprintf(w, "model %s, suite %s: %d prompts in %.1fs (%.0f tokens/s), temperature %g, top-p %g, key bias %g, candidates %d, levers %s\n",
+		rep.Model, rep.Suite, rep.Prompts, rep.Seconds, rep.TokensPerSecond, rep.Temperature, rep.TopP, rep.KeyBias, rep.Candidates, rep.Levers)
 	fmt.Fprintf(w, "\nadherence\n")
 	fmt.Fprintf(w, "  TB     %s    TBT %s\n", pct(a.TB), pct(a.TBT))
 	fmt.Fprintf(w, "  CK     %s    CKD %s", pct(a.CK), pct(a.CKD))

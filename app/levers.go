@@ -1,0 +1,87 @@
+package app
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Levers are the decoding levers of issue 24 (music a listener cannot tell
+// from real music; docs/MODEL.md, "The two-sample test"), one bit each. A
+// request uses DefaultLevers unless it sets its own (with LeversSet), so the
+// zero PromptRequest decodes as the app does.
+type Levers uint32
+
+const (
+	// LeverCanonical: the notes of one onset follow the encoder's order
+	// (token.Grammar.Canonical): each program once, pitches strictly
+	// ascending, so no pitch is struck twice at one instant by one
+	// program, and at most ChordCap pitches a pitched program.
+	LeverCanonical Levers = 1 << iota
+	// LeverVary: restated sections vary their melody (the top note of each
+	// onset re-sampled within VarySemitones, condition.Restater.Vary).
+	LeverVary
+	numLevers = iota
+
+	// LeversSet marks a Levers value as the request's own.
+	LeversSet Levers = 1 << 31
+)
+
+// VarySemitones is how far a varied top note may move (LeverVary).
+const VarySemitones = 4
+
+var leverNames = [numLevers]string{"canonical", "vary"}
+
+// DefaultLevers are the levers on by default.
+const DefaultLevers Levers = 0
+
+// resolve returns the levers in force.
+func (l Levers) resolve() Levers {
+	if l&LeversSet == 0 {
+		return DefaultLevers
+	}
+	return l &^ LeversSet
+}
+
+// String names the levers in force ("none" when none).
+func (l Levers) String() string {
+	l = l.resolve()
+	var out []string
+	for i, n := range leverNames {
+		if l&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ",")
+}
+
+// ParseLevers reads a lever list: "default", "none", or names joined by
+// commas ("canonical,vary").
+func ParseLevers(s string) (Levers, error) {
+	switch s = strings.TrimSpace(s); s {
+	case "", "default":
+		return 0, nil
+	case "none":
+		return LeversSet, nil
+	}
+	l := LeversSet
+	for _, w := range strings.Split(s, ",") {
+		w = strings.TrimSpace(w)
+		i := -1
+		for k, n := range leverNames {
+			if n == w {
+				i = k
+			}
+		}
+		if i < 0 {
+			names := append([]string(nil), leverNames[:]...)
+			sort.Strings(names)
+			return 0, fmt.Errorf("%w: lever %q: one of %s, or default, none", ErrUsage, w, strings.Join(names, ", "))
+		}
+		l |= 1 << i
+	}
+	return l, nil
+}
