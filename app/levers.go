@@ -18,9 +18,19 @@ const (
 	// ascending, so no pitch is struck twice at one instant by one
 	// program, and at most ChordCap pitches a pitched program.
 	LeverCanonical Levers = 1 << iota
-	// LeverVary: restated sections vary their melody (the top note of each
-	// onset re-sampled within VarySemitones, condition.Restater.Vary).
+	// LeverVary: restated sections of songs vary their melody (the top
+	// note of each onset re-sampled within VarySemitones,
+	// condition.Restater.Vary); dance tunes and game music, which repeat
+	// their strains note for note, do not (condition.RepeatsExactly).
 	LeverVary
+	// LeverLengths: a note's length is drawn from the model's own
+	// distribution (temperature 1, no nucleus cut; gpt.SampleOptions.Plain).
+	LeverLengths
+	// LeverTexture: so is the choice after each note (another pitch,
+	// program, onset, the bar line).
+	LeverTexture
+	// LeverDynamics: so is a note's velocity.
+	LeverDynamics
 	numLevers = iota
 
 	// LeversSet marks a Levers value as the request's own.
@@ -30,7 +40,7 @@ const (
 // VarySemitones is how far a varied top note may move (LeverVary).
 const VarySemitones = 4
 
-var leverNames = [numLevers]string{"canonical", "vary"}
+var leverNames = [numLevers]string{"canonical", "vary", "lengths", "texture", "dynamics"}
 
 // DefaultLevers are the levers on by default.
 const DefaultLevers Levers = 0

@@ -291,7 +291,7 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		return nil, fmt.Errorf("generate: %w", err)
 	}
 	form := condition.NewRestater(v, c, plan)
-	if levers&LeverVary != 0 {
+	if levers&LeverVary != 0 && !condition.RepeatsExactly(a.Genre) {
 		form.Vary = VarySemitones
 	}
 	temp, topP := req.Temperature, req.TopP
@@ -310,6 +310,14 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed,
 		EOS: int(v.EOS), Constraint: form, Force: form.Force, Adjust: c.Adjust,
 		Refill: func(hist []uint16) []uint16 { return condition.RefillBars(v, hist, s.W/2, a.Bars) }}
+	if levers&(LeverLengths|LeverTexture|LeverDynamics) != 0 {
+		opts.Plain = func() bool {
+			if k, ok := g.Only(); ok {
+				return k == token.KindDuration && levers&LeverLengths != 0 || k == token.KindVelocity && levers&LeverDynamics != 0
+			}
+			return g.AfterNote() && levers&LeverTexture != 0
+		}
+	}
 	opts.Mask = condition.Hooks(condition.KeyBias(v, c, fa.KeyTonic, fa.KeyMinor, req.KeyBias),
 		condition.RhythmBias(v, c, req.RhythmBias))
 	if req.OnToken != nil {

@@ -216,6 +216,29 @@ func (g *Grammar) Bars() int { return g.bars }
 // its length in positions (0 before its TimeSig).
 func (g *Grammar) Position() (pos, barLen int) { return g.pos, g.barLen }
 
+// Only returns the kind of the next token when the grammar allows one kind
+// only inside a note (Pitch after Program, Velocity after Pitch, Duration
+// after Velocity); ok is false elsewhere.
+func (g *Grammar) Only() (k Kind, ok bool) {
+	if g.ph != phBody {
+		return 0, false
+	}
+	switch g.bodyState {
+	case bsProgram:
+		return KindPitch, true
+	case bsPitch:
+		return KindVelocity, true
+	case bsVelocity:
+		return KindDuration, true
+	}
+	return 0, false
+}
+
+// AfterNote reports whether the last token ended a note (a Duration): the
+// next decides what follows it (another pitch, another program, a later
+// onset, the bar line or the end).
+func (g *Grammar) AfterNote() bool { return g.ph == phBody && g.bodyState == bsNote }
+
 // InBody reports whether SEP has been pushed.
 func (g *Grammar) InBody() bool { return g.ph >= phBody }
 

@@ -360,3 +360,34 @@ func TestGrammarCanonical(t *testing.T) {
 		t.Error("the plain grammar refuses a double")
 	}
 }
+
+// TestGrammarOnly: inside a note the next kind is known (Pitch after
+// Program, Velocity after Pitch, Duration after Velocity); after the
+// Duration it is a choice (AfterNote), and elsewhere neither.
+func TestGrammarOnly(t *testing.T) {
+	v := DefaultVocab()
+	g := v.NewGrammar()
+	type st struct {
+		k     Kind
+		ok    bool
+		after bool
+	}
+	var got []st
+	for _, n := range []string{"BOS", "INSTRUMENT_0", "SEP", "Bar", "TimeSig_4/4", "Tempo_120-125", "Position_0", "Program_0", "Pitch_60", "Velocity_20", "Duration_12"} {
+		tok, ok := v.Lookup(n)
+		if !ok {
+			t.Fatalf("no token %s", n)
+		}
+		if err := g.Push(tok); err != nil {
+			t.Fatal(err)
+		}
+		k, ok := g.Only()
+		got = append(got, st{k, ok, g.AfterNote()})
+	}
+	want := []st{6: {}, 7: {KindPitch, true, false}, 8: {KindVelocity, true, false}, 9: {KindDuration, true, false}, 10: {0, false, true}}
+	for i, w := range want {
+		if got[i] != w {
+			t.Errorf("after token %d: Only %v %v, AfterNote %v; want %+v", i, got[i].k, got[i].ok, got[i].after, w)
+		}
+	}
+}

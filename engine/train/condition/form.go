@@ -43,6 +43,20 @@ func autoForm(genre string) string {
 	return "AABA"
 }
 
+// RepeatsExactly reports whether a genre family restates its sections note
+// for note: dance and folk tunes repeat each strain, game music loops. In
+// songs a restated section varies its melody (Restater.Vary). On the
+// two-sample test (issue 24, 16-bar excerpts) real POP909 songs repeat no
+// bar exactly (median 0), Nottingham's tunes 0.53 of their bars, the game
+// corpora 0.40; the model with exact restatements 0.33 in all three.
+func RepeatsExactly(genre string) bool {
+	switch genre {
+	case "folk", "waltz", "march", "polka", "country", "game":
+		return true
+	}
+	return false
+}
+
 // Plan is a form laid over the bars of a piece.
 type Plan struct {
 	Name     string   // the form chosen ("none", "AABA", …)
