@@ -31,6 +31,10 @@ const (
 	LeverTexture
 	// LeverDynamics: so is a note's velocity.
 	LeverDynamics
+	// LeverCritic: at least CriticCandidates candidates are sampled and,
+	// among those meeting as many requested attributes, the one the critic
+	// (critic.go) finds most real is kept.
+	LeverCritic
 	numLevers = iota
 
 	// LeversSet marks a Levers value as the request's own.
@@ -40,7 +44,7 @@ const (
 // VarySemitones is how far a varied top note may move (LeverVary).
 const VarySemitones = 4
 
-var leverNames = [numLevers]string{"canonical", "vary", "lengths", "texture", "dynamics"}
+var leverNames = [numLevers]string{"canonical", "vary", "lengths", "texture", "dynamics", "critic"}
 
 // DefaultLevers are the levers on by default.
 const DefaultLevers Levers = 0

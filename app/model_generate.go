@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -53,6 +54,8 @@ type PromptRequest struct {
 	// Levers are the decoding levers of issue 24 (levers.go; 0:
 	// DefaultLevers).
 	Levers Levers
+	// Critic judges candidates under LeverCritic (nil: DefaultCritic).
+	Critic *Critic
 	// OnToken (may be nil) sees the count of tokens sampled so far (over
 	// all candidates).
 	OnToken func(n int)
@@ -172,6 +175,18 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 		return nil, err
 	}
 	n := max(req.Candidates, 1)
+	// Under the critic at least CriticCandidates are sampled, and a tie on
+	// the attributes met goes to the one it finds most real.
+	critic, minTried := req.Critic, 0
+	if req.Levers.resolve()&LeverCritic != 0 && n > 1 {
+		if critic == nil {
+			var err error
+			if critic, err = DefaultCritic(); err != nil {
+				return nil, err
+			}
+		}
+		minTried = min(CriticCandidates, n)
+	}
 	lanes := m.lanes(n)
 	var progress sync.Mutex
 	sampled := 0
@@ -222,23 +237,33 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 		cancels[f.i]()
 		if f.i < stop && (errs[f.i] != nil || res[f.i].Adherence.Met == res[f.i].Adherence.Checked) {
 			stop = f.i + 1
+			if errs[f.i] == nil {
+				stop = max(stop, minTried)
+			}
 			for k := stop; k < next; k++ {
 				cancels[k]()
 			}
 		}
 	}
 	var best *PromptResult
+	bestScore := math.Inf(1)
 	tokens := 0
 	for i := range stop {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
 		tokens += res[i].New
-		if best == nil || res[i].Adherence.Met > best.Adherence.Met {
-			best = res[i]
+		score := math.Inf(1)
+		if critic != nil {
+			if f, err := eval.PieceFeatures(res[i].Score, res[i].Requested.Bars); err == nil {
+				score = critic.Score(f)
+			}
+		}
+		if best == nil || res[i].Adherence.Met > best.Adherence.Met || res[i].Adherence.Met == best.Adherence.Met && score < bestScore {
+			best, bestScore = res[i], score
 		}
 		best.Tried = i + 1
-		if best.Adherence.Met == best.Adherence.Checked {
+		if best.Adherence.Met == best.Adherence.Checked && i+1 >= minTried {
 			break
 		}
 	}

@@ -71,6 +71,10 @@ type TwoSampleOptions struct {
 	Seed     uint64 // the i-th piece is generated with seed Seed+i
 	// SelectSeed orders the files (0: 1, the split seed of training).
 	SelectSeed uint64
+	// Exclude names files (as the report names them, corpus/file) that
+	// are not chosen: the pieces of another run, so a critic is trained
+	// on pieces the evaluation does not use.
+	Exclude []string
 	// Request is the decoding (KeyBias, Candidates, Temperature, TopP,
 	// Form, RhythmBias …); its Prompt, Bars and Seed are set per piece.
 	Request        PromptRequest
@@ -179,12 +183,16 @@ type TwoSampleReport struct {
 	// RepresentationLR and RepresentationRF tell the real excerpts from the
 	// same excerpts encoded and decoded by the tokenizer: what the
 	// representation alone gives away (50%: nothing).
-	RepresentationLR *eval.CVResult        `json:"representation_lr"`
-	RepresentationRF *eval.CVResult        `json:"representation_rf"`
-	Features         []FeatureRow          `json:"features"`
-	Floors           []Floor               `json:"floors"`
-	PromptMismatch   int                   `json:"prompt_mismatch"`
-	Adherence        eval.AdherenceSummary `json:"adherence"`
+	RepresentationLR *eval.CVResult `json:"representation_lr"`
+	RepresentationRF *eval.CVResult `json:"representation_rf"`
+	// Unseen is the random forest on the features the critic does not see
+	// (all but CriticFeatures): the check that a critic made the music
+	// more real rather than more like what it measures.
+	Unseen         *eval.CVResult        `json:"unseen_rf"`
+	Features       []FeatureRow          `json:"features"`
+	Floors         []Floor               `json:"floors"`
+	PromptMismatch int                   `json:"prompt_mismatch"`
+	Adherence      eval.AdherenceSummary `json:"adherence"`
 	// Seconds16 is the mean wall time of one generated piece (all its
 	// candidates); TokensPerSecond over the generation.
 	Seconds16       eval.Num         `json:"seconds_per_piece"`
@@ -427,6 +435,10 @@ func realPieces(ctx context.Context, v *token.Vocab, o *TwoSampleOptions) ([]Two
 	}
 	var out []TwoSamplePiece
 	counts := map[string]int{}
+	excluded := map[string]bool{}
+	for _, f := range o.Exclude {
+		excluded[f] = true
+	}
 	for _, g := range groups {
 		idx := make([]int, len(g.files))
 		for i := range idx {
@@ -441,6 +453,9 @@ func realPieces(ctx context.Context, v *token.Vocab, o *TwoSampleOptions) ([]Two
 			}
 			if err := ctx.Err(); err != nil {
 				return nil, nil, err
+			}
+			if excluded[g.rel[i]] {
+				continue
 			}
 			s, err := midi.ReadFile(g.files[i])
 			if err != nil {
@@ -508,6 +523,9 @@ func TwoSample(ctx context.Context, m *Model, o TwoSampleOptions, progress func(
 	}
 	if len(o.RealDirs) > 0 {
 		rep.Selection = fmt.Sprintf("%d a folder of %s, files ordered by a hash of (seed %d, folder/file)", o.PerGroup, strings.Join(o.RealDirs, ", "), o.SelectSeed)
+	}
+	if len(o.Exclude) > 0 {
+		rep.Selection += fmt.Sprintf(", %d files excluded", len(o.Exclude))
 	}
 	var ads []eval.Adherence
 	var secs float64
@@ -603,6 +621,23 @@ func (rep *TwoSampleReport) classify(o TwoSampleOptions) error {
 		cvt.Groups = tg
 		rep.RepresentationLR, _ = eval.CrossValidate(eval.LogisticRegression{}, T, ty, cvt)
 		rep.RepresentationRF, _ = eval.CrossValidate(eval.RandomForest{Trees: o.Trees}, T, ty, cvt)
+	}
+	seen := map[int]bool{}
+	for _, f := range CriticFeatures {
+		seen[eval.FeatureIndex(f)] = true
+	}
+	var U [][]float64
+	for _, x := range X {
+		var u []float64
+		for j, v := range x {
+			if !seen[j] {
+				u = append(u, v)
+			}
+		}
+		U = append(U, u)
+	}
+	if rep.Unseen, err = eval.CrossValidate(eval.RandomForest{Trees: o.Trees}, U, y, cv); err != nil {
+		return err
 	}
 	full, err := eval.LogisticRegression{}.Fit(X, y, 0)
 	if err != nil {

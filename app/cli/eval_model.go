@@ -63,6 +63,9 @@ func init() {
 		folds := fs.Int("folds", 5, "with --two-sample: cross-validation folds")
 		repeats := fs.Int("repeats", 10, "with --two-sample: cross-validation repeats")
 		form := fs.String("form", "auto", "form of the pieces ("+strings.Join(app.Forms, ", ")+")")
+		criticFile := fs.String("critic", "", "with the critic lever: the critic file to use (default: the embedded one)")
+		trainCritic := fs.String("train-critic", "", "with --two-sample: fit a critic on this run's pairs and write it to this file")
+		exclude := fs.String("exclude", "", "with --two-sample: a saved two-sample report whose real pieces are not chosen (train a critic on other pieces)")
 		leverList := fs.String("levers", "default", "decoding levers of issue 24: default, none, or a list (canonical,vary)")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
@@ -117,11 +120,30 @@ func init() {
 		case "stored":
 			*corpusDir = ""
 		}
+		var critic *app.Critic
+		if *criticFile != "" {
+			if critic, err = app.ReadCritic(*criticFile); err != nil {
+				return err
+			}
+		}
 		if *twoSample {
+			var excl []string
+			if *exclude != "" {
+				old, ok, err := app.ReadTwoSampleReport(*exclude)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return fmt.Errorf("%w: --exclude %s: not a two-sample report", ErrUsage, *exclude)
+				}
+				for _, p := range old.Pieces {
+					excl = append(excl, p.File)
+				}
+			}
 			return runTwoSample(ctx, env, m, app.TwoSampleOptions{DataDir: *corpusDir, RealDirs: realDirs, PerGroup: *perGroup, Bars: *bars, Seed: *seed,
-				SelectSeed: *selectSeed, Folds: *folds, Repeats: *repeats,
-				Request: app.PromptRequest{KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates, Temperature: *temp, TopP: *topP, Form: *form, Levers: levers}},
-				*rolls, *rollCount, *save, *jsonOut, *pieces)
+				SelectSeed: *selectSeed, Exclude: excl, Folds: *folds, Repeats: *repeats,
+				Request: app.PromptRequest{KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates, Temperature: *temp, TopP: *topP, Form: *form, Levers: levers, Critic: critic}},
+				*rolls, *rollCount, *save, *trainCritic, *jsonOut, *pieces)
 		}
 		rep, err := app.EvalSuite(ctx, m, prompts, app.SuiteOptions{Levers: levers, Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates,
 			Temperature: *temp, TopP: *topP, Form: *form, CorpusDir: *corpusDir, References: extra, Match: *match, ModelAlone: *alone}, nil)

@@ -8,13 +8,14 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/amtstudio/amt/app"
 	"github.com/amtstudio/amt/engine/eval"
 )
 
 // runTwoSample is `amt eval-model --two-sample` (app.TwoSample).
-func runTwoSample(ctx context.Context, env *Env, m *app.Model, o app.TwoSampleOptions, rolls string, rollCount int, save string, jsonOut, pieces bool) error {
+func runTwoSample(ctx context.Context, env *Env, m *app.Model, o app.TwoSampleOptions, rolls string, rollCount int, save, trainCritic string, jsonOut, pieces bool) error {
 	progress := func(done, total int) {
 		if done%10 == 0 || done == total {
 			fmt.Fprintf(env.Stderr, "two-sample: %d/%d pieces generated\n", done, total)
@@ -31,6 +32,16 @@ func runTwoSample(ctx context.Context, env *Env, m *app.Model, o app.TwoSampleOp
 	}
 	if save != "" {
 		if err := rep.Save(save); err != nil {
+			return err
+		}
+	}
+	if trainCritic != "" {
+		c, err := app.TrainCritic(rep, app.CriticFeatures)
+		if err != nil {
+			return err
+		}
+		c.Trained = time.Now().Format("2006-01-02")
+		if err := c.Save(trainCritic); err != nil {
 			return err
 		}
 	}
@@ -65,6 +76,7 @@ func writeTwoSampleText(w io.Writer, rep *app.TwoSampleReport, pieces bool) {
 	fmt.Fprintf(w, "real pieces: %s; prompts that do not read back as their piece's attributes: %d\n", rep.Selection, rep.PromptMismatch)
 	fmt.Fprintf(w, "\ncan a classifier tell generated from real? (%d-fold cross-validation × %d, 50%% = cannot tell)\n", rep.LR.Folds, rep.LR.Repeats)
 	fmt.Fprintf(w, "  logistic regression  %s\n  random forest        %s\n", cvText(rep.LR), cvText(rep.RF))
+	fmt.Fprintf(w, "  random forest on the %d features the critic does not see: %s\n", len(eval.Features)-len(app.CriticFeatures), cvText(rep.Unseen))
 	fmt.Fprintf(w, "  the representation alone (real pieces against themselves through the tokenizer): LR %s, RF %s\n", cvText(rep.RepresentationLR), cvText(rep.RepresentationRF))
 	a := rep.Adherence
 	fmt.Fprintf(w, "\nadherence of the generated pieces: TB %.1f%% TBT %.1f%% CK %.1f%% meter %.1f%% instrument F1 %.3f drums in bars %.3f\n",

@@ -49,6 +49,7 @@ type promptFlags struct {
 	form            *string
 	cont, regen     *string
 	exact           *bool
+	levers          *string
 }
 
 func definePromptFlags(fs *flag.FlagSet) promptFlags {
@@ -71,6 +72,7 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		cont:       fs.String("continue", "", "continue this MIDI file by --bars bars (default 8); the original is kept as it is"),
 		regen:      fs.String("regenerate", "", "re-sample bars A-B of the MIDI file given as the argument, keeping the rest"),
 		exact:      fs.Bool("exact", false, exactFlagHelp),
+		levers:     fs.String("levers", "default", "decoding levers of issue 24 (docs/MODEL.md): default, none, or a list of canonical, vary, lengths, texture, dynamics"),
 	}
 }
 
@@ -163,6 +165,10 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if *temp == 0 {
 		*temp = 1e-9 // greedy through the nucleus; 0 means default in PromptRequest
 	}
+	levers, err := app.ParseLevers(*f.levers)
+	if err != nil {
+		return err
+	}
 	var r *app.PromptResult
 	ss := app.SampleSettings{Temperature: *temp, TopK: *topK, TopP: *topP, Seed: *seed}
 	switch {
@@ -172,7 +178,7 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 		r, err = app.RegenerateScore(ctx, m, src, file, from, to, ss, *f.candidates, nil)
 	default:
 		r, err = app.GenerateFromPrompt(ctx, m, app.PromptRequest{Prompt: prompt, Bars: *bars, Seed: *seed, Temperature: *temp,
-			TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), RhythmBias: float32(*f.rhythmBias), Candidates: *f.candidates, Form: *f.form})
+			TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), RhythmBias: float32(*f.rhythmBias), Candidates: *f.candidates, Form: *f.form, Levers: levers})
 	}
 	if err != nil {
 		return err
