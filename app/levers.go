@@ -31,6 +31,10 @@ const (
 	LeverTexture
 	// LeverDynamics: so is a note's velocity.
 	LeverDynamics
+	// LeverStrains: with the automatic form, dance and folk tunes play
+	// 8-bar strains twice and game music loops 4-bar sections, note for
+	// note (condition.StrainForm), as the corpora do.
+	LeverStrains
 	// LeverCritic: at least CriticCandidates candidates are sampled and,
 	// among those meeting as many requested attributes, the one the critic
 	// (critic.go) finds most real is kept.
@@ -44,7 +48,7 @@ const (
 // VarySemitones is how far a varied top note may move (LeverVary).
 const VarySemitones = 4
 
-var leverNames = [numLevers]string{"canonical", "vary", "lengths", "texture", "dynamics", "critic"}
+var leverNames = [numLevers]string{"canonical", "vary", "lengths", "texture", "dynamics", "strains", "critic"}
 
 // DefaultLevers are the levers on by default.
 const DefaultLevers Levers = 0

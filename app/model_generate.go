@@ -311,7 +311,13 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		c.MaxInstruments = condition.DefaultMaxInstruments
 	}
 	c.CommonMetersOnly()
-	plan, err := condition.PlanForm(req.Form, a.Genre, a.Bars)
+	formName := req.Form
+	if (formName == "" || formName == "auto") && levers&LeverStrains != 0 && a.Bars >= 8 {
+		if f := condition.StrainForm(a.Genre); f != "" {
+			formName = f
+		}
+	}
+	plan, err := condition.PlanForm(formName, a.Genre, a.Bars)
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}

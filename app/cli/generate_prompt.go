@@ -68,7 +68,7 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		rhythmBias: fs.Float64("rhythm-bias", app.DefaultRhythmBias, "logit bonus of the positions where the previous bar started pitched notes (0: none)"),
 		candidates: fs.Int("candidates", app.DefaultCandidates, "sample up to N pieces and keep the one that meets the most requested attributes (1: one sample)"),
 		device:     fs.String("device", "cpu", deviceFlagHelp),
-		form:       fs.String("form", "auto", "form: auto (by genre and length), none, AABA, ABAB, AABB or verse-chorus"),
+		form:       fs.String("form", "auto", "form: auto (by genre and length), none, AABA, ABAB, AABB, verse-chorus or strains"),
 		cont:       fs.String("continue", "", "continue this MIDI file by --bars bars (default 8); the original is kept as it is"),
 		regen:      fs.String("regenerate", "", "re-sample bars A-B of the MIDI file given as the argument, keeping the rest"),
 		exact:      fs.Bool("exact", false, exactFlagHelp),

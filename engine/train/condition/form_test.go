@@ -26,6 +26,11 @@ func TestPlanForm(t *testing.T) {
 		{"none", "folk", 16, "none", nil, nil},
 		{"AABA", "", 32, "AABA", []string{"A", "A'", "B", "A"}, map[int]int{8: 0, 9: 1, 10: 2, 11: 3,
 			24: 0, 25: 1, 26: 2, 27: 3, 28: 4, 29: 5, 30: 6}},
+		// Strains: 8 bars played twice; under 16 bars, 4-bar strains.
+		{"strains", "", 16, "strains", []string{"A", "A"}, map[int]int{8: 0, 9: 1, 10: 2, 11: 3, 12: 4, 13: 5, 14: 6}},
+		{"strains", "", 8, "strains", []string{"A", "A"}, map[int]int{4: 0, 5: 1, 6: 2}},
+		{"strains", "", 32, "strains", []string{"A", "A", "B", "B"}, map[int]int{8: 0, 9: 1, 10: 2, 11: 3, 12: 4, 13: 5, 14: 6, 15: 7,
+			24: 16, 25: 17, 26: 18, 27: 19, 28: 20, 29: 21, 30: 22}},
 		// Six 4-bar sections: the pattern again, varied.
 		{"AABA", "", 24, "AABA", []string{"A", "A'", "B", "A", "A'", "A'"}, map[int]int{4: 0, 5: 1, 12: 0, 13: 1, 14: 2, 15: 3,
 			16: 0, 17: 1, 20: 0, 21: 1}},
