@@ -13,7 +13,7 @@ FUZZ := engine/midi:FuzzParse engine/synth:FuzzParseSF2 engine/safetensors:FuzzP
 	engine/token:FuzzDecode engine/token:FuzzParseVocab engine/gpt:FuzzReadConfig \
 	engine/train:FuzzShard engine/pipeline:FuzzReadShard \
 	engine/text:FuzzParsePrompt engine/text:FuzzABC engine/text:FuzzTable engine/text:FuzzOBM engine/text:FuzzSidecar \
-	storage:FuzzRecord storage:FuzzDatabase
+	storage:FuzzRecord storage:FuzzDatabase engine/userfile:FuzzReadAll
 FUZZTIME ?= 6s
 # Minimizing a new input may not stall a short run (Go's default is 60 s).
 FUZZMINTIME ?= 1s
@@ -50,7 +50,7 @@ EMU_DIR := engine/nn/cuda/emu
 EMU_LIB_SRC := $(EMU_DIR)/driver.cpp $(EMU_DIR)/cublas.cpp $(EMU_DIR)/fiber.cpp $(EMU_DIR)/kernels.cpp
 EMU_DEPS := $(wildcard $(EMU_DIR)/*.cpp $(EMU_DIR)/*.h $(EMU_DIR)/*.map engine/nn/cuda/kernels/*.cu engine/nn/cuda/kernels/*.cuh)
 EMU_CXXFLAGS := -std=c++17 -O2 -Wall -Wno-unknown-pragmas
-GPU_PKGS := ./engine/nn/cuda/... ./engine/train/...
+GPU_PKGS := ./engine/nn/cuda/... ./engine/train/... ./scripts/trainmodel
 
 $(EMU)/libamtcudaemu.so: $(EMU_DEPS)
 	@mkdir -p $(EMU)
@@ -95,9 +95,12 @@ smoke: build
 
 # Rebuild the embedded default model from ../shared/data (about 2 hours on
 # the 2-core VM: arranged corpus, ingestion, training, suite; docs/MODEL.md):
-# ingest, train, export to assets/model, eval.
+# ingest, train, export to assets/model, eval. DEVICE=cuda trains on a GPU
+# (auto: a GPU when there is one; cpu), with PRECISION, LOADER_WORKERS and
+# PREFETCH passed to scripts/trainmodel (docs/GPU.md).
+DEVICE ?= auto
 model: setup
-	scripts/make_model.sh
+	DEVICE=$(DEVICE) PRECISION=$(PRECISION) LOADER_WORKERS=$(LOADER_WORKERS) PREFETCH=$(PREFETCH) scripts/make_model.sh
 
 clean:
 	rm -rf bin

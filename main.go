@@ -6,10 +6,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
 
+	"github.com/amtstudio/amt/app"
 	"github.com/amtstudio/amt/app/cli"
 	"github.com/amtstudio/amt/ui"
 )
@@ -23,8 +22,9 @@ func main() {
 		ui.Run()
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, &cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Snapshot: ui.SnapshotPNG}, os.Args[1:])
-	stop()
-	os.Exit(code)
+	// SIGINT and SIGTERM stop the command: 130 or 143, within
+	// app.StopGrace, leaving no temporary file (app/stop.go).
+	os.Exit(app.RunCommand(os.Stderr, func(ctx context.Context) int {
+		return cli.Main(ctx, &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Snapshot: ui.SnapshotPNG}, os.Args[1:])
+	}))
 }

@@ -108,6 +108,9 @@ func BenchEngine(ctx context.Context, repeat, steps int, device string) (EngineB
 	const reps = 20
 	var eng, blas []float64
 	for i := 0; i < repeat; i++ {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
 		// Engine: its worker pool, single-threaded OpenBLAS per block, bias
 		// included (or the device's product).
 		be.MatmulForward(out, inp, w, bias, N, C, OC, false)
@@ -177,6 +180,9 @@ func BenchEngine(ctx context.Context, repeat, steps int, device string) (EngineB
 		be.AdamWUpdate(m.Params(), m.Grads(), mo, vo, nn.AdamW{LR: 1e-4, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.1, Step: i + 1})
 		end("optimizer")
 		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return r, err
 	}
 	if err := step(0); err != nil { // first touch of the activations
 		return r, err

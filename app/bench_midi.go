@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/token"
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // BenchMIDIOptions configures BenchMIDI.
@@ -71,7 +71,7 @@ func BenchMIDI(ctx context.Context, opts BenchMIDIOptions) (*BenchMIDIResult, er
 	r := &BenchMIDIResult{Corpus: opts.Corpus, Files: len(paths), GoVersion: runtime.Version()}
 	data := make([][]byte, len(paths))
 	for i, p := range paths {
-		if data[i], err = os.ReadFile(p); err != nil {
+		if data[i], err = userfile.ReadRegular(ctx, p, midi.MaxFileSize); err != nil { // bounded, stoppable
 			return nil, fmt.Errorf("bench midi: %w", err)
 		}
 		r.Bytes += int64(len(data[i]))

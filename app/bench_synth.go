@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/synth"
 )
 
@@ -32,7 +31,7 @@ type BenchSynthResult struct {
 // SoundFont (and with reverb and chorus) and with the built-in synthesizer,
 // each for at least minSec seconds.
 func BenchSynth(ctx context.Context, file, soundFont string, minSec float64) (*BenchSynthResult, error) {
-	s, err := midi.ReadFile(file)
+	s, err := readMIDI(ctx, file)
 	if err != nil {
 		return nil, fmt.Errorf("bench synth: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/train"
 	"github.com/amtstudio/amt/storage"
 )
@@ -269,6 +270,11 @@ func benchTrainOnce(ctx context.Context, data, preset string, context_, steps, w
 	if err != nil {
 		return TrainFigures{}, err
 	}
+	forget, err := atomicfile.Track(out) // removed also when a stop outlives its grace
+	if err != nil {
+		return TrainFigures{}, err
+	}
+	defer forget()
 	spec := DefaultTrainSpec()
 	spec.Data, spec.Out, spec.Preset, spec.Context, spec.Seed = data, out, preset, context_, seed
 	spec.Steps, spec.ValEvery, spec.CheckpointEvery = warmup+steps, 0, 0 // validation and checkpoint only at the end

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"sync"
 
-	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/eval"
 )
 
@@ -69,7 +67,7 @@ func DefaultCritic() (*Critic, error) { return defaultCritic() }
 
 // ReadCritic reads a critic file.
 func ReadCritic(path string) (*Critic, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadInput(path)
 	if err != nil {
 		return nil, fmt.Errorf("critic: %w", err)
 	}
@@ -158,5 +156,5 @@ func (c *Critic) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("critic: %w", err)
 	}
-	return atomicfile.WriteFile(path, append(data, '\n'))
+	return WriteOutputBytes(path, append(data, '\n'))
 }

@@ -78,7 +78,15 @@ type EvalReport struct {
 	Adherence *eval.AdherenceSummary `json:"adherence,omitempty"`
 	Reference *EvalReference         `json:"reference,omitempty"`
 	Workers   int                    `json:"workers"`
+	// Skipped are the entries of the folders given that are named like
+	// MIDI files but are no regular files (a named pipe, a device, a
+	// dangling symlink): never opened.
+	Skipped []SkippedFile `json:"skipped,omitempty"`
 }
+
+// SkippedFile is an entry a folder walk left out, and what it is ("named
+// pipe (FIFO)", "symlink to a character device", "dangling symlink", …).
+type SkippedFile = corpus.Skipped
 
 // EvalReference is the reference set and the comparison with it.
 type EvalReference struct {
@@ -101,11 +109,11 @@ func Evaluate(ctx context.Context, opts EvalOptions) (*EvalReport, error) {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	files, err := collectMIDI(opts.Paths)
+	files, skipped, err := collectMIDISkipping(opts.Paths)
 	if err != nil {
 		return nil, err
 	}
-	rep := &EvalReport{Request: opts.Request, Workers: workers}
+	rep := &EvalReport{Request: opts.Request, Workers: workers, Skipped: skipped}
 	set, err := evaluateSet(ctx, "evaluate", files, opts.Request, workers, opts.Progress)
 	if err != nil {
 		return nil, err
@@ -147,29 +155,38 @@ func Evaluate(ctx context.Context, opts EvalOptions) (*EvalReport, error) {
 // collectMIDI expands folders into their MIDI files (sorted); plain files
 // are kept whatever their extension.
 func collectMIDI(paths []string) ([]string, error) {
+	files, _, err := collectMIDISkipping(paths)
+	return files, err
+}
+
+// collectMIDISkipping is collectMIDI, also returning the entries of the
+// folders that are named like MIDI files but are not regular files.
+func collectMIDISkipping(paths []string) ([]string, []SkippedFile, error) {
 	var files []string
+	var skipped []SkippedFile
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
+			return nil, nil, fmt.Errorf("eval: %w", err)
 		}
 		if !st.IsDir() {
 			files = append(files, p)
 			continue
 		}
-		fs, err := corpus.List(p)
+		fs, sk, err := corpus.ListSkipping(p)
 		if err != nil {
-			return nil, fmt.Errorf("eval: list %s: %w", p, err)
+			return nil, nil, fmt.Errorf("eval: list %s: %w", p, err)
 		}
+		skipped = append(skipped, sk...)
 		if len(fs) == 0 {
-			return nil, fmt.Errorf("eval: %s: %w", p, ErrNoMIDI)
+			return nil, nil, fmt.Errorf("eval: %s: %w", p, ErrNoMIDI)
 		}
 		files = append(files, fs...)
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("eval: %w given", ErrNoMIDI)
+		return nil, nil, fmt.Errorf("eval: %w given", ErrNoMIDI)
 	}
-	return files, nil
+	return files, skipped, nil
 }
 
 // evaluateSet parses and measures files with a pool of workers; each worker
@@ -195,7 +212,7 @@ func evaluateSet(ctx context.Context, stage string, files []string, req *token.A
 				p := &pieces[i]
 				p.File = files[i]
 				t0 := time.Now()
-				s, err := midi.ReadFile(files[i])
+				s, err := readMIDI(ctx, files[i]) // a file named directly may be a stream
 				t1 := time.Now()
 				parseNS.Add(int64(t1.Sub(t0)))
 				if err == nil {
@@ -282,7 +299,7 @@ func BenchEval(ctx context.Context, dir string, rounds int) (*EvalBench, error) 
 	parse := time.Since(t0).Seconds()
 	best := func(f func()) float64 {
 		b := math.Inf(1)
-		for r := 0; r < max(rounds, 1); r++ {
+		for r := 0; r < max(rounds, 1) && ctx.Err() == nil; r++ { // a stop ends the rounds
 			t := time.Now()
 			f()
 			b = min(b, time.Since(t).Seconds())
@@ -300,6 +317,9 @@ func BenchEval(ctx context.Context, dir string, rounds int) (*EvalBench, error) 
 			ev.Measure(s)
 		}
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	n := float64(len(scores))
 	return &EvalBench{
 		Dir: dir, Files: len(files), Parsed: len(scores),

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/amtstudio/amt/engine/eval"
 )
@@ -47,7 +46,7 @@ type PieceDiff struct {
 
 // ReadSuiteReport reads a report saved by `amt eval-model --save`.
 func ReadSuiteReport(path string) (*SuiteReport, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadInput(path) // bounded; a FIFO never waited on
 	if err != nil {
 		return nil, err
 	}

@@ -158,7 +158,7 @@ type SuiteReport struct {
 // ReadSuite reads a prompt file: one prompt a line, # comments and blank
 // lines skipped.
 func ReadSuite(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadInput(path) // bounded; a FIFO never waited on
 	if err != nil {
 		return nil, fmt.Errorf("suite: %w", err)
 	}

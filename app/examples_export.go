@@ -12,6 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/pipeline"
 	"github.com/amtstudio/amt/engine/token"
@@ -51,6 +52,9 @@ func DefaultExamplesSpec() ExamplesSpec {
 // through a temporary shard in dir (memory-mapped), so memory stays bounded
 // by one batch whatever the dataset's size.
 func ExportExamples(ctx context.Context, st *storage.Store, project, dataset, dir string, spec ExamplesSpec) (*examples.Manifest, error) {
+	if err := CheckOutputDir(dir); err != nil { // app/output.go: before any work
+		return nil, fmt.Errorf("export examples: %w", err)
+	}
 	if spec.Train < 1 || spec.Context < 2 || spec.Batch < 1 {
 		return nil, fmt.Errorf("%w: export examples: --examples, --context and --batch must be ≥ 1, 2 and 1 (got %d, %d, %d)", ErrUsage, spec.Train, spec.Context, spec.Batch)
 	}
@@ -70,6 +74,11 @@ func ExportExamples(ctx context.Context, st *storage.Store, project, dataset, di
 	if err != nil {
 		return nil, fmt.Errorf("export examples: %w", err)
 	}
+	forget, err := atomicfile.Track(pieces) // removed also when a stop outlives its grace
+	if err != nil {
+		return nil, fmt.Errorf("export examples: %w", err)
+	}
+	defer forget()
 	defer os.RemoveAll(pieces)
 	vj, err := writeLivePieces(ctx, st, project, dataset, filepath.Join(pieces, "pieces"))
 	if err != nil {

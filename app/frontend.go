@@ -85,7 +85,8 @@ func StartResourceSampler(ctx context.Context, every time.Duration) (*ResourceSa
 
 // WriteFileAtomic writes path through fill: a temporary file beside it,
 // synced, then renamed over path, so a reader sees the old file or the
-// whole new one.
+// whole new one. A path the user named goes through WriteOutput instead
+// (output.go), which also handles symlinks, streams and folders.
 func WriteFileAtomic(path string, fill func(f *os.File) error) error {
 	return atomicfile.Write(path, fill)
 }
@@ -94,7 +95,7 @@ func WriteFileAtomic(path string, fill func(f *os.File) error) error {
 // re-barred when its declared meter gives way to the one its notes show
 // (midi.Prepare), with its metadata.
 func OpenMIDI(path string) (*midi.Score, midi.Metadata, error) {
-	s, err := midi.ReadFile(path)
+	s, err := readMIDI(Stopping(), path)
 	if err != nil {
 		return nil, midi.Metadata{}, err
 	}
@@ -103,11 +104,15 @@ func OpenMIDI(path string) (*midi.Score, midi.Metadata, error) {
 
 // ReadMIDI reads a MIDI file as it is, with the bar lines it declares:
 // what Continue and Regenerate work on (`amt generate --continue FILE`
-// reads it so too).
-func ReadMIDI(path string) (*midi.Score, error) { return midi.ReadFile(path) }
+// reads it so too). path may be "-" (standard input) or a stream
+// (app/input.go); the read stops when Stopping's context ends.
+func ReadMIDI(path string) (*midi.Score, error) { return readMIDI(Stopping(), path) }
 
-// WriteMIDI writes sc to path as a Standard MIDI File, atomically.
-func WriteMIDI(path string, sc *midi.Score) error { return midi.WriteFile(path, sc) }
+// WriteMIDI writes sc to path as a Standard MIDI File through WriteOutput:
+// atomically to a file, or as a stream ("-", a pipe, a device).
+func WriteMIDI(path string, sc *midi.Score) error {
+	return WriteOutput(Stopping(), path, sc.Write)
+}
 
 // ChipAttributes are the attributes the prompt path of Compose (and `amt
 // generate "PROMPT"`) forces for prompt, read with the default vocabulary:

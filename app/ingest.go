@@ -571,6 +571,9 @@ func IngestRuns(st *storage.Store, project string, runID uint64) ([]storage.Inge
 // copied as they are, others are written again with only their live pieces.
 // Each file is checked against its recorded hash and written atomically.
 func ExportDataset(ctx context.Context, st *storage.Store, project, dataset, dir string) (files int, err error) {
+	if err := CheckOutputDir(dir); err != nil { // app/output.go: before any work
+		return 0, fmt.Errorf("export: %w", err)
+	}
 	var shards []storage.Shard
 	live := map[uint64][]storage.Item{}
 	var ds *storage.Dataset

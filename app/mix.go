@@ -183,10 +183,13 @@ func ExportStems(ctx context.Context, sc *midi.Score, dir, base string, o StemOp
 	if len(stems) == 0 {
 		return nil, fmt.Errorf("stems: %w (every track is muted or empty)", ErrNoNotes)
 	}
+	if err := CheckOutputDir(dir); err != nil {
+		return nil, fmt.Errorf("stems: %w", err)
+	}
 	var files []string
 	for _, s := range stems {
 		mid := filepath.Join(dir, StemFile(base, s, ".mid"))
-		if err := midi.WriteFile(mid, s.Score); err != nil {
+		if err := WriteMIDI(mid, s.Score); err != nil {
 			return files, fmt.Errorf("stems: %w", err)
 		}
 		files = append(files, mid)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/engine/audio"
-	"github.com/amtstudio/amt/engine/midi"
 )
 
 // PlayFile plays a MIDI file, rendering it block by block as it plays
@@ -16,7 +15,7 @@ import (
 // audio.ErrNoDevice at once. progress (if not nil) is called about every
 // 100 ms with the playhead.
 func PlayFile(ctx context.Context, opts RenderOptions, progress func(pos, dur time.Duration)) (*RenderResult, error) {
-	s, err := midi.ReadFile(opts.Input)
+	s, err := readMIDI(ctx, opts.Input)
 	if err != nil {
 		return nil, fmt.Errorf("play: %w", err)
 	}

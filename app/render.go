@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/shirou/gopsutil/v3/process"
 
-	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/audio"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/synth"
@@ -23,8 +22,10 @@ const SettingSoundFont = "audio.soundfont"
 
 // RenderOptions configures RenderFile.
 type RenderOptions struct {
-	Input  string // a .mid file
-	Output string // a .wav file; empty renders without writing
+	Input string // a .mid file ("-": standard input)
+	// Output is the WAV written through WriteOutput (a .wav file, "-" or
+	// another stream); empty renders without writing.
+	Output string
 	// SoundFont is a .sf2 path (from settings or --soundfont); empty means
 	// the first found in /usr/share/sounds/sf2, else the built-in synth.
 	SoundFont  string
@@ -83,7 +84,12 @@ const MaxInMemorySeconds = 15 * 60
 // RenderFile renders a MIDI file to audio, and writes a WAV when Output is
 // set. A SoundFont that was asked for and cannot be read is an error.
 func RenderFile(ctx context.Context, opts RenderOptions) (*RenderResult, error) {
-	s, err := midi.ReadFile(opts.Input)
+	if opts.Output != "" {
+		if err := CheckOutput(opts.Output); err != nil { // before reading: a folder fails at once
+			return nil, fmt.Errorf("render: %w", err)
+		}
+	}
+	s, err := readMIDI(ctx, opts.Input)
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
@@ -100,7 +106,8 @@ func StreamScore(s *midi.Score, opts RenderOptions) (*synth.Stream, *RenderResul
 	if s.NoteCount() == 0 {
 		return nil, nil, fmt.Errorf("render %s: %w (the piece holds only meta events)", opts.Input, ErrNoNotes)
 	}
-	r, warn, err := synth.New(opts.SoundFont, opts.Builtin, synth.Options{SampleRate: opts.SampleRate, Reverb: opts.Reverb, Chorus: opts.Reverb})
+	r, warn, err := synth.New(opts.SoundFont, opts.Builtin, synth.Options{SampleRate: opts.SampleRate, Reverb: opts.Reverb, Chorus: opts.Reverb,
+		Context: Stopping()}) // a stop ends the read of a large SoundFont
 	if err != nil {
 		return nil, nil, fmt.Errorf("render %s: %w", opts.Input, err)
 	}
@@ -126,6 +133,11 @@ func RenderScore(ctx context.Context, s *midi.Score, opts RenderOptions) (*Rende
 	if bits != 16 && bits != 24 {
 		return nil, fmt.Errorf("%w: --bits %d (16 or 24)", ErrUsage, bits)
 	}
+	if opts.Output != "" {
+		if err := CheckOutput(opts.Output); err != nil {
+			return nil, fmt.Errorf("render %s: %w", opts.Input, err)
+		}
+	}
 	st, res, err := StreamScore(s, opts)
 	if err != nil {
 		return nil, err
@@ -150,9 +162,18 @@ func RenderScore(ctx context.Context, s *midi.Score, opts RenderOptions) (*Rende
 	cpu0, okCPU := cpuSeconds()
 	t0 := time.Now()
 	if opts.Output != "" {
-		atomicfile.CleanStale(filepath.Dir(opts.Output)) // WAVs a killed render left half-written
-		err = atomicfile.Write(opts.Output, func(f *os.File) error {
-			w, err := audio.NewWAVWriter(f, res.SampleRate, 2, bits)
+		// A file: the header's sizes are patched at the end. A stream
+		// cannot seek back: its header announces the most frames the
+		// piece can have, and silence fills what the release tails
+		// did not use.
+		err = WriteOutput(ctx, opts.Output, func(out io.Writer) error {
+			var w *audio.WAVWriter
+			var err error
+			if f, ok := out.(*os.File); ok {
+				w, err = audio.NewWAVWriter(f, res.SampleRate, 2, bits)
+			} else {
+				w, err = audio.NewWAVStreamWriter(out, res.SampleRate, 2, bits, most)
+			}
 			if err != nil {
 				return err
 			}
@@ -165,7 +186,7 @@ func RenderScore(ctx context.Context, s *midi.Score, opts RenderOptions) (*Rende
 			return w.Close()
 		})
 		if err != nil {
-			return nil, fmt.Errorf("render %s: write %s: %w", opts.Input, opts.Output, err)
+			return nil, fmt.Errorf("render %s: %w", opts.Input, err)
 		}
 	} else {
 		pcm, err := synth.RenderStream(ctx, st, progress)

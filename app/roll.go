@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,13 +38,20 @@ func DrawRolls(out string, scores []*midi.Score, captions []string, beats []int,
 		}
 		panels[i], _ = roll.Draw(s, roll.Options{Bars: o.Bars, Beats: b, PxPerBeat: o.PxPerBeat, Height: o.Height, Caption: c})
 	}
-	return roll.WritePNG(out, roll.Grid(panels, max(o.Cols, 1), 6))
+	img := roll.Grid(panels, max(o.Cols, 1), 6)
+	if err := WriteOutput(Stopping(), out, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
+		return fmt.Errorf("roll: %w", err)
+	}
+	return nil
 }
 
 // RollFiles draws the first o.Bars bars of each MIDI file as a panel
 // captioned with its folder and name, in the files' order, and writes the
 // grid as the PNG out (amt roll).
 func RollFiles(ctx context.Context, out string, files []string, o RollOptions) error {
+	if err := CheckOutput(out); err != nil { // before reading: a folder fails at once
+		return fmt.Errorf("roll: %w", err)
+	}
 	bars, px := o.Bars, o.PxPerBeat
 	if bars == 0 {
 		bars = 16
@@ -56,7 +65,7 @@ func RollFiles(ctx context.Context, out string, files []string, o RollOptions) e
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s, err := midi.ReadFile(f)
+		s, err := readMIDI(ctx, f)
 		if err != nil {
 			return fmt.Errorf("roll: %w", err)
 		}
@@ -82,6 +91,9 @@ func captionFit(s string, bars, pxPerBeat int) string {
 // a corpus gets the file at (2j+1)/(2·count) of the corpus's sorted list.
 // Without corpora (corpusDir "") only the generated pieces are drawn.
 func WriteSuiteRolls(dir string, rep *SuiteReport, corpusDir string, count int) error {
+	if err := CheckOutputDir(dir); err != nil {
+		return fmt.Errorf("rolls: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("rolls: %w", err)
 	}
@@ -132,7 +144,7 @@ func WriteSuiteRolls(dir string, rep *SuiteReport, corpusDir string, count int) 
 		i := valid[k*len(valid)/count]
 		p := &rep.Pieces[i]
 		name := fmt.Sprintf("suite-%03d.mid", i+1)
-		if err := midi.WriteFile(filepath.Join(dir, name), p.score); err != nil {
+		if err := WriteMIDI(filepath.Join(dir, name), p.score); err != nil {
 			return fmt.Errorf("rolls: %w", err)
 		}
 		scores = append(scores, p.score)

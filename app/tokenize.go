@@ -29,7 +29,7 @@ type TokenizeResult struct {
 // inference and re-barring, midi.Prepare), measures its attributes,
 // encodes it with v and checks the round trip.
 func Tokenize(path string, v *token.Vocab, withTokens bool) (*TokenizeResult, error) {
-	s, err := midi.ReadFile(path)
+	s, err := readMIDI(Stopping(), path)
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,9 @@ func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), o
 	if err := spec.Validate(); err != nil { // app/limits.go
 		return nil, err
 	}
+	if err := CheckOutputDir(spec.Out); err != nil { // app/output.go: before any work
+		return nil, fmt.Errorf("train: %w", err)
+	}
 	v, err := trainVocab(spec.Data)
 	if err != nil {
 		return nil, err

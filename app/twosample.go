@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/midi"
@@ -161,6 +160,13 @@ type FeatureRow struct {
 	Importance eval.Num `json:"importance"`
 	Coef       eval.Num `json:"lr_coef"`
 }
+
+// CVResult is a cross-validated classifier's accuracy with its interval
+// (engine/eval), as the report carries it.
+type CVResult = eval.CVResult
+
+// NumTwoSampleFeatures is how many features describe a piece.
+const NumTwoSampleFeatures = eval.NumFeatures
 
 // TwoSampleReport is what `amt eval-model --two-sample` prints and saves.
 type TwoSampleReport struct {
@@ -800,7 +806,7 @@ func (rep *TwoSampleReport) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("two-sample: %w", err)
 	}
-	if err := atomicfile.WriteFile(path, append(data, '\n')); err != nil {
+	if err := WriteOutputBytes(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("two-sample: save %s: %w", path, err)
 	}
 	return nil
@@ -810,7 +816,7 @@ func (rep *TwoSampleReport) Save(path string) error {
 // --save`; ok is false (and err nil) when the file is another kind of
 // report.
 func ReadTwoSampleReport(path string) (rep *TwoSampleReport, ok bool, err error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadInput(path)
 	if err != nil {
 		return nil, false, err
 	}

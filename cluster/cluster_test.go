@@ -336,3 +336,149 @@ func TestTorchrunTrainsAModelAmtPlays(t *testing.T) {
 		t.Fatalf("the generated MIDI does not parse: %v", err)
 	}
 }
+
+// TestMain lets the test binary stand in for amt: with AMT_TEST_AS_AMT=1
+// it runs its arguments as the amt command line (cli.Main, stdin
+// included), so cluster/train.py --shards can start `TESTBINARY examples
+// --serve` as its example source without building the window.
+func TestMain(m *testing.M) {
+	if os.Getenv("AMT_TEST_AS_AMT") == "1" {
+		os.Exit(cli.Main(context.Background(), &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// The floor of issue 26: a 2-rank run on exported token shards alone (each
+// rank's examples built as it asks, by `amt examples --serve`) reproduces
+// the losses of the run on pre-built examples (`amt examples --write` of
+// the same shards: today's export format and writer, the same rows
+// `amt datasets --export-examples` writes for those pieces, see
+// app.TestExportExamplesIsShardExamples). Also: a stream run stopped and
+// resumed with other micro-batches continues the same curve, and the
+// trainer names a missing or failing example source.
+func TestShardsStreamReproducesExportedExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the cluster trainer's end-to-end test starts PyTorch processes")
+	}
+	work := t.TempDir()
+	home := filepath.Join(work, "home")
+	ctx := context.Background()
+	st, err := app.OpenStore(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Ingest(ctx, st, app.IngestOptions{Project: "p", Dir: midiInput(t), Dataset: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	shards := filepath.Join(work, "shards")
+	runCLI(t, "datasets", "--project", "p", "--dataset", "d", "--home", home, "--export", shards)
+	const T, batch = 64, 8
+	exDir := filepath.Join(work, "examples")
+	runCLI(t, "examples", "--shards", shards, "--write", exDir, "--examples", "64", "--val-examples", "16",
+		"--context", strconv.Itoa(T), "--batch", strconv.Itoa(batch), "--seed", "3")
+	if desc := runCLI(t, "examples", "--shards", shards, "--context", strconv.Itoa(T), "--seed", "3"); !strings.Contains(desc, "train with: torchrun") {
+		t.Errorf("amt examples without a mode printed %q", desc)
+	}
+
+	python, version := findTorch()
+	if python == "" {
+		t.Skipf("PyTorch not found (%s): install Debian's python3-torch (make setup does) to run the cluster trainer", version)
+	}
+	t.Logf("PyTorch %s at %s", version, python)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AMT_TEST_AS_AMT", "1") // the example source is this binary as amt
+	source := self + " examples"
+	common := []string{"--steps", "6", "--batch", strconv.Itoa(batch), "--preset", "tiny",
+		"--val-every", "3", "--val-examples", "16", "--checkpoint-every", "0", "--seed", "5"}
+	stream := []string{"--shards", shards, "--source", source, "--context", strconv.Itoa(T), "--example-seed", "3", "--loader-workers", "2"}
+	torchrun := func(tag string) []string {
+		return []string{"-m", "torch.distributed.run", "--redirects", "1", "--tee", "1", "--log_dir", filepath.Join(work, "torchrun-"+tag),
+			"--nnodes", "1", "--rdzv_backend", "c10d", "--rdzv_endpoint", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+			"--rdzv_id", fmt.Sprintf("amt-test-%d-%s", os.Getpid(), tag), "--nproc_per_node", "2", "train.py"}
+	}
+	cat := func(parts ...[]string) []string {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	pre := filepath.Join(work, "pre")
+	pyRun(t, python, cat(torchrun("pre"), []string{"--examples", exDir, "--out", pre}, common)...)
+	str := filepath.Join(work, "stream")
+	out := pyRun(t, python, cat(torchrun("stream"), []string{"--out", str}, stream, common)...)
+	if !strings.Contains(out, "world 2 (gloo on cpu)") || !strings.Contains(out, "built as asked") {
+		t.Fatalf("the stream run did not train on two gloo ranks from a source:\n%s", out)
+	}
+	res := filepath.Join(work, "resumed")
+	pyRun(t, python, cat([]string{"train.py", "--out", res, "--stop-after", "3"}, stream, common)...)
+	pyRun(t, python, cat(torchrun("resumed"), []string{"--out", res, "--resume", "--accum", "2"}, stream, common)...)
+
+	lp, ls, lr := readLog(t, pre), readLog(t, str), readLog(t, res)
+	if len(lp) != 6 || len(ls) != 6 || len(lr) != 6 || ls[0].World != 2 {
+		t.Fatalf("logs of %d, %d, %d steps", len(lp), len(ls), len(lr))
+	}
+	worst := 0.0
+	for i := range lp {
+		for _, c := range []struct {
+			l   logLine
+			tol float64
+		}{{ls[i], 1e-6}, {lr[i], 1e-5}} {
+			d := math.Abs(c.l.Loss-lp[i].Loss) / lp[i].Loss
+			if c.tol == 1e-6 {
+				worst = max(worst, d)
+			}
+			if c.l.Step != i+1 || d > c.tol {
+				t.Errorf("step %d: stream loss %.7f (step %d), pre-built %.7f", i+1, c.l.Loss, c.l.Step, lp[i].Loss)
+			}
+		}
+	}
+	if lp[5].ValLoss == nil || ls[5].ValLoss == nil || math.Abs(*lp[5].ValLoss-*ls[5].ValLoss) > 1e-6**lp[5].ValLoss {
+		t.Errorf("validation losses: pre-built %v, stream %v", ptrVal(lp[5].ValLoss), ptrVal(ls[5].ValLoss))
+	}
+	t.Logf("losses %.4f → %.4f; largest relative difference of the 2-rank stream run from the pre-built one: %.2g", lp[0].Loss, lp[5].Loss, worst)
+	// The model of the stream run carries the shards' vocabulary and the
+	// key frame of its conditioning.
+	m, err := app.LoadModel(str)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Net.Config.KeyFrame != gpt.KeyFrameTonic || m.Net.Config.TrainContext != T {
+		t.Errorf("stream model: key frame %q, context %d", m.Net.Config.KeyFrame, m.Net.Config.TrainContext)
+	}
+	m.Close()
+	for _, f := range []string{"vocab.json"} {
+		a, _ := os.ReadFile(filepath.Join(shards, f))
+		b, _ := os.ReadFile(filepath.Join(str, f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s of the stream model differs from the shards'", f)
+		}
+	}
+
+	// A source that cannot start, and one that refuses its options, are
+	// named by the trainer.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--source", filepath.Join(work, "no-such-amt")}, "no-such-amt"},
+		{[]string{"--source", source, "--context", "1"}, "context 1"},
+	} {
+		cmd := exec.Command(python, cat([]string{"train.py", "--shards", shards, "--out", filepath.Join(work, "bad"), "--steps", "1", "--preset", "tiny"}, c.args)...)
+		cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+		if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("train.py %v: %v\n%s", c.args, err, out)
+		}
+	}
+}
+
+func ptrVal(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -3,9 +3,13 @@
 
     torchrun --standalone --nproc_per_node N cluster/train.py \\
         --examples EXAMPLES_DIR --out MODEL_DIR --steps S [--batch B] [--resume]
+    torchrun ... cluster/train.py --shards SHARDS_DIR --context T [--example-seed S] ...
 
 EXAMPLES_DIR is written by `amt datasets --export-examples` (the conditioned
-examples engine/train builds); MODEL_DIR receives model.safetensors (Hugging
+examples engine/train builds, written ahead); with --shards instead, each
+rank starts an example source (`amt examples --serve`, --source) over the
+token shards of `amt datasets --export`, which builds the same examples as
+they are asked for, so the run needs only the shards. MODEL_DIR receives model.safetensors (Hugging
 Face GPT-2 names), config.json and vocab.json, which `amt generate --model
 MODEL_DIR` and the Compose model picker load as they are, plus checkpoint.pt
 and log.jsonl. Run without torchrun it trains in one process. See
@@ -51,7 +55,20 @@ WEIGHTS, CONFIG, VOCAB, LOG = "model.safetensors", "config.json", "vocab.json", 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description="Train AMT Studio's GPT-2 on exported examples (torchrun, DDP).")
-    p.add_argument("--examples", required=True, help="folder written by amt datasets --export-examples")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--examples", help="folder written by amt datasets --export-examples")
+    src.add_argument("--shards", help="folder of token shards (amt datasets --export): examples built as training goes by --source")
+    p.add_argument("--source", default=os.environ.get("AMT_EXAMPLES_SOURCE", "amt examples"),
+                   help="with --shards: the example source command, run once per rank with --shards DIR --serve and the options below (default $AMT_EXAMPLES_SOURCE or 'amt examples'; 'amt-examples' for the headless build)")
+    p.add_argument("--context", type=int, default=256, help="with --shards: tokens per example (the model's input length)")
+    p.add_argument("--example-batch", type=int, default=0, help="with --shards: the batch examples are numbered in, as the export's --batch (default --batch)")
+    p.add_argument("--example-seed", type=int, default=1, help="with --shards: seed of the examples (and of the split unless --split-seed)")
+    p.add_argument("--split-seed", type=int, default=0, help="with --shards: seed of the validation split (0: --example-seed)")
+    p.add_argument("--val-frac", type=float, default=0.05, help="with --shards: share of pieces held out for validation")
+    p.add_argument("--key-labels", default="window", choices=["window", "piece"], help="with --shards: KEY labels of the examples")
+    p.add_argument("--key-frame", default="tonic", choices=["tonic", "absolute"], help="with --shards: pitch frame of the examples")
+    p.add_argument("--start-prob", type=float, default=-1, help="with --shards: share of examples opening their piece (< 0: the default)")
+    p.add_argument("--loader-workers", type=int, default=0, help="with --shards: threads of each rank's source (0: the cores / ranks on this node)")
     p.add_argument("--out", required=True, help="model folder: model.safetensors, config.json, vocab.json, checkpoint.pt, log.jsonl")
     p.add_argument("--steps", type=int, required=True, help="optimizer steps in all (a resumed run counts the earlier ones)")
     p.add_argument("--batch", type=int, default=8, help="global batch: sequences per optimizer step over all ranks")
@@ -84,6 +101,10 @@ def parse_args(argv=None):
     a = p.parse_args(argv)
     if a.steps < 1 or a.batch < 1 or a.accum < 1:
         p.error("--steps, --batch and --accum must be >= 1")
+    if a.shards and a.val_examples <= 0:
+        p.error("--val-examples must be >= 1 with --shards (a stream has no end)")
+    if a.example_batch == 0:
+        a.example_batch = a.batch
     if a.min_lr == 0:
         a.min_lr = a.lr / 10
     if a.warmup == 0:
@@ -129,9 +150,32 @@ def clip_gradients(params, clip):
 
 def global_indices(step, batch, n):
     """Example indices of global batch `step` (1-based): batch consecutive
-    examples; after a full pass the order wraps around."""
+    examples; after a full pass of n the order wraps around (n None: a
+    stream, no end)."""
     first = (step - 1) * batch
+    if n is None:
+        return [first + i for i in range(batch)]
     return [(first + i) % n for i in range(batch)]
+
+
+def rank_share(idx, rank, share):
+    """This rank's part of a global batch's indices."""
+    return idx[rank * share:(rank + 1) * share]
+
+
+def open_source(a, d):
+    """The examples of this run: the exported folder, or this rank's
+    example source over the shards."""
+    if a.examples:
+        return exmod.open_examples(a.examples, verify=a.verify)
+    workers = a.loader_workers
+    if workers <= 0:
+        local = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+        workers = max(1, (os.cpu_count() or 1) // max(local, 1))
+    opts = ["--context", str(a.context), "--batch", str(a.example_batch), "--seed", str(a.example_seed),
+            "--split-seed", str(a.split_seed), "--val-frac", repr(a.val_frac), "--key-labels", a.key_labels,
+            "--key-frame", a.key_frame, "--start-prob", repr(a.start_prob), "--workers", str(workers)]
+    return exmod.open_stream(a.source, a.shards, opts)
 
 
 class Dist:
@@ -197,14 +241,12 @@ def key_frame(ex):
     return "tonic" if cond.get("TonicFrame") else ""
 
 
-def save_model(out, model, cfg, context, vocab_path, frame=""):
-    """model.safetensors (HF names, F32), config.json, vocab.json: a folder
-    amt loads as it is."""
+def save_model(out, model, cfg, context, vocab, frame=""):
+    """model.safetensors (HF names, F32), config.json, vocab.json (the
+    vocabulary file's bytes): a folder amt loads as it is."""
     stfile.save(os.path.join(out, WEIGHTS), gpt2.named_tensors(model, cfg), {"format": "pt"})
     text = json.dumps(gpt2.hf_config(cfg, context, frame), indent=2) + "\n"
     stfile.atomic_write(os.path.join(out, CONFIG), lambda f: f.write(text.encode()))
-    with open(vocab_path, "rb") as f:
-        vocab = f.read()
     stfile.atomic_write(os.path.join(out, VOCAB), lambda f: f.write(vocab))
 
 
@@ -241,7 +283,10 @@ def loss_sum(model, x, y, autocast):
 
 @torch.no_grad()
 def validate(model, split, a, d, micro, autocast):
-    n = len(split) if a.val_examples <= 0 else min(a.val_examples, len(split))
+    if split.size is None:  # a stream: the first --val-examples
+        n = a.val_examples
+    else:
+        n = split.size if a.val_examples <= 0 else min(a.val_examples, split.size)
     if n == 0:
         return None
     mine = list(range(d.rank, n, d.world))
@@ -269,9 +314,21 @@ def main(argv=None):
     if a.batch % (d.world * a.accum):
         raise SystemExit("train: --batch %d is not a multiple of ranks %d x --accum %d" % (a.batch, d.world, a.accum))
     micro = a.batch // (d.world * a.accum)
-    ex = exmod.open_examples(a.examples, verify=a.verify)
-    if len(ex.train) == 0:
-        raise SystemExit("train: %s holds no training examples" % a.examples)
+    try:
+        ex = open_source(a, d)
+    except exmod.BadExamples as e:
+        raise SystemExit("train: %s" % e)
+    try:
+        return run(a, d, ex, micro, say, rank0)
+    except exmod.BadExamples as e:
+        raise SystemExit("train: %s" % e)
+    finally:
+        ex.close()
+
+
+def run(a, d, ex, micro, say, rank0):
+    if ex.train.size == 0:
+        raise SystemExit("train: %s holds no training examples" % (a.examples or a.shards))
     cfg = model_config(a, ex)
     T = ex.context
     torch.manual_seed(a.seed)
@@ -299,12 +356,16 @@ def main(argv=None):
 
     params = [p for p in model.parameters()]
     nparams = sum(p.numel() for p in {id(p): p for p in params}.values())
-    say("train: %s, %d parameters, world %d (%s on %s%s); examples: %d train, %d val of %d tokens; global batch %d = %d ranks x %d accum x %d"
+    if ex.train.size is None:
+        what = "built as asked from %d train and %d val pieces" % (ex.train.pieces, ex.val.pieces)
+    else:
+        what = "%d train, %d val" % (ex.train.size, ex.val.size)
+    say("train: %s, %d parameters, world %d (%s on %s%s); examples: %s of %d tokens; global batch %d = %d ranks x %d accum x %d"
         % (gpt2.impl_name(model), nparams, d.world, d.backend if d.world > 1 else "one process", d.device, ", bf16" if bf16 else "",
-           len(ex.train), len(ex.val), T, a.batch, d.world, a.accum, micro))
-    if a.steps * a.batch > len(ex.train) and step == 0:
+           what, T, a.batch, d.world, a.accum, micro))
+    if ex.train.size is not None and a.steps * a.batch > ex.train.size and step == 0:
         say("train: note: %d steps x batch %d = %d examples, the export has %d: examples repeat (export more with --examples)"
-            % (a.steps, a.batch, a.steps * a.batch, len(ex.train)))
+            % (a.steps, a.batch, a.steps * a.batch, ex.train.size))
     if step >= a.steps:
         say("train: checkpoint is at step %d of %d: nothing to do" % (step, a.steps))
     stop = {"signal": 0}
@@ -322,13 +383,17 @@ def main(argv=None):
         while step < a.steps:
             step += 1
             t0 = time.time()
-            idx = global_indices(step, a.batch, len(ex.train))
-            mine = idx[d.rank * a.accum * micro:(d.rank + 1) * a.accum * micro]
+            share = a.accum * micro
+            mine = rank_share(global_indices(step, a.batch, ex.train.size), d.rank, share)
             mbs, local = [], 0
             for m in range(a.accum):
                 x, y = ex.train.batch(mine[m * micro:(m + 1) * micro])
                 local += int((y >= 0).sum())
                 mbs.append((x.to(d.device, non_blocking=True), y.to(d.device, non_blocking=True)))
+            if step < a.steps:  # a stream builds the next step's examples while this one trains
+                nxt = rank_share(global_indices(step + 1, a.batch, ex.train.size), d.rank, share)
+                for m in range(a.accum):
+                    ex.train.prefetch(nxt[m * micro:(m + 1) * micro])
             (count,) = d.sum([local])
             opt.zero_grad(set_to_none=True)
             total = torch.zeros((), dtype=torch.float64, device=d.device)
@@ -370,7 +435,7 @@ def main(argv=None):
             if halt or (a.checkpoint_every > 0 and step % a.checkpoint_every == 0) or step == a.steps:
                 if rank0:
                     save_checkpoint(ckpt, model, opt, cfg, a, ex, step, best_val)
-                    save_model(a.out, model, cfg, T, ex.vocab_path, key_frame(ex))
+                    save_model(a.out, model, cfg, T, ex.vocab_bytes(), key_frame(ex))
                 d.barrier()
             if halt:
                 say("train: stopped at step %d of %d with a checkpoint; --resume continues" % (step, a.steps))

@@ -11,6 +11,13 @@
 #   ARRANGE_JOBS    mma processes for the arranged corpus (default 2)
 #   STEPS BATCH CONTEXT PRESET  first run's shape (default 3000, 4, 1024, small)
 #   STEPS2          steps of the second run (default 1200; 0: none)
+#   DEVICE          where trainmodel trains: auto (default: a GPU when the
+#                   CUDA backend opens, else the CPU), cpu or cuda
+#   PRECISION LOADER_WORKERS PREFETCH  trainmodel's --precision,
+#                   --loader-workers, --prefetch (empty: its defaults, sized
+#                   from the core count on a GPU)
+# With --data-only it stops once the token shards are in $AMT_MODEL_WORK/data
+# (what scripts/gpu/pack-model-data.sh carries to a GPU machine).
 # The default model is two runs. The first, STEPS from a fresh
 # initialization, learns in every key with the piece's key as KEY label. The
 # second, STEPS2 more from its weights, moves every example to C major or A
@@ -28,6 +35,12 @@ BATCH=${BATCH:-4}
 CONTEXT=${CONTEXT:-1024}
 PRESET=${PRESET:-small}
 STEPS2=${STEPS2:-1200}
+DATA_ONLY=0
+[ "${1:-}" = "--data-only" ] && DATA_ONLY=1
+DEV=(--device "${DEVICE:-auto}")
+[ -n "${PRECISION:-}" ] && DEV+=(--precision "$PRECISION")
+[ -n "${LOADER_WORKERS:-}" ] && DEV+=(--loader-workers "$LOADER_WORKERS")
+[ -n "${PREFETCH:-}" ] && DEV+=(--prefetch "$PREFETCH")
 mkdir -p "$WORK"
 $GO build -o bin/amt .
 $GO build -o "$WORK/trainmodel" ./scripts/trainmodel
@@ -44,15 +57,19 @@ for c in pop909 nottingham openmsx freedoom; do
 done
 bin/amt ingest "$WORK/arranged" --project model --home "$WORK/home"
 bin/amt datasets --project model --home "$WORK/home" --export "$WORK/data/arranged" --dataset arranged
+if [ "$DATA_ONLY" = 1 ]; then
+  echo "token shards in $WORK/data"
+  exit 0
+fi
 "$WORK/trainmodel" --data "$WORK/data" --out "$WORK/run" --preset "$PRESET" --steps "$STEPS" \
-  --batch "$BATCH" --context "$CONTEXT" --warmup 100 --val-every 100 --checkpoint-every 100 --key-labels piece
+  --batch "$BATCH" --context "$CONTEXT" --warmup 100 --val-every 100 --checkpoint-every 100 --key-labels piece "${DEV[@]}"
 final="$WORK/run"
 if [ "$STEPS2" -gt 0 ]; then
   # from the first run's float16 export, as the shipped model was
   "$WORK/trainmodel" --export "$WORK/run" --to "$WORK/run-f16"
   "$WORK/trainmodel" --data "$WORK/data" --out "$WORK/run2" --init "$WORK/run-f16" --steps "$STEPS2" \
     --batch "$BATCH" --context "$CONTEXT" --lr 6e-4 --seed 4 --split-seed 1 --warmup 30 --val-every 100 \
-    --checkpoint-every 100 --key-labels window --key-frame tonic
+    --checkpoint-every 100 --key-labels window --key-frame tonic "${DEV[@]}"
   final="$WORK/run2"
 fi
 "$WORK/trainmodel" --export "$final" --to assets/model

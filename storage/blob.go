@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/amtstudio/amt/engine/atomicfile"
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // TempSuffix marks files being written; Open removes any left by a crash.
@@ -40,7 +41,7 @@ func writeAtomic(path string, write func(w io.Writer) error) error {
 
 // HashFile returns the hex SHA-256 of a file's content.
 func HashFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := userfile.OpenRegular(path) // never a FIFO's open(2), nor /dev/zero's endless read
 	if err != nil {
 		return "", err
 	}

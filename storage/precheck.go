@@ -2,10 +2,13 @@ package storage
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"os"
+
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // bbolt's file layout, as far as precheck reads it: two meta pages at the
@@ -35,9 +38,12 @@ type boltMeta struct {
 // panics, or faults on a truncated map, and keeps its lock when it does)
 // reads it. A missing or empty file passes: Open creates it.
 func precheck(path string) error {
-	f, err := os.Open(path)
+	f, _, err := userfile.OpenRegular(path) // a FIFO named amt.db would hold open(2) forever
 	if os.IsNotExist(err) {
 		return nil
+	}
+	if errors.Is(err, userfile.ErrNotRegular) {
+		return fmt.Errorf("storage: %w: %w", ErrCorrupt, err)
 	}
 	if err != nil {
 		return nil // bbolt reports it

@@ -567,7 +567,11 @@ func (d *datasetsScreen) startImport(dir string) {
 				}
 				d.showReport(stages, r.Bottleneck, r.Suggestions, r.Seconds, r.Rebarred)
 				if err == nil {
-					d.e.status.SetText(fmt.Sprintf("Imported %s: %d files, %d ok, %d failed, %d unchanged in %.2f s", res.Dataset, r.Files, r.OK, r.Failed, r.Unchanged, r.Seconds))
+					msg := fmt.Sprintf("Imported %s: %d files, %d ok, %d failed, %d unchanged in %.2f s", res.Dataset, r.Files, r.OK, r.Failed, r.Unchanged, r.Seconds)
+					if r.Skipped > 0 { // named pipes, devices, dangling links: never opened
+						msg += fmt.Sprintf("; %d skipped (not regular files, e.g. %s: %s)", r.Skipped, r.SkippedFiles[0].Path, r.SkippedFiles[0].Kind)
+					}
+					d.e.status.SetText(msg)
 				}
 			}
 			d.e.datasetsChanged()

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -78,17 +79,24 @@ func Run() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		if _, ok := <-sig; ok {
+		if s, ok := <-sig; ok {
+			app.Stop(fmt.Errorf("stopped by %v", s)) // every job's work sees it at once
 			fyne.Do(a.Quit)
 		}
 	}()
 	w.ShowAndRun()
 	signal.Stop(sig)
 	close(sig)
-	if shell != nil {
-		shell.Close()
-	}
-	if started {
+	// Closing stops the jobs as Cancel does (each screen cancels its job
+	// and waits for it); what has not stopped after app.CloseGrace is
+	// abandoned, its temporary files removed, and the store is left to
+	// the process's exit (bbolt keeps what was committed).
+	stopped := app.FinishWithin(app.CloseGrace, func() {
+		if shell != nil {
+			shell.Close()
+		}
+	})
+	if started && stopped {
 		if st := <-opened; st != nil {
 			st.Close()
 		}

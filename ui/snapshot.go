@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -98,11 +99,12 @@ func snapshot(st *app.Studio, screen string, size fyne.Size) (image.Image, error
 	return img, nil
 }
 
-// WritePNG writes img to path atomically (temp file, fsync, rename).
+// WritePNG writes img to path through app.WriteOutput: atomically to a
+// file (temp file, fsync, rename), as a stream to "-" or a pipe.
 func WritePNG(path string, img image.Image) error {
-	err := app.WriteFileAtomic(path, func(f *os.File) error { return png.Encode(f, img) })
+	err := app.WriteOutput(app.Stopping(), path, func(w io.Writer) error { return png.Encode(w, img) })
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("snapshot: %w", err)
 	}
 	return nil
 }
@@ -111,6 +113,9 @@ func WritePNG(path string, img image.Image) error {
 // data directory home ("": the demo state Snapshot builds) and writes it
 // as the PNG out: `amt snapshot` (main.go hands it to the command line).
 func SnapshotPNG(screen, home string, width, height int, out string) error {
+	if err := app.CheckOutput(out); err != nil { // before the demo state is built
+		return fmt.Errorf("snapshot: %w", err)
+	}
 	size := fyne.NewSize(float32(width), float32(height))
 	var img image.Image
 	var err error

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/corpus"
-	"github.com/amtstudio/amt/engine/synth"
 )
 
 func init() {
@@ -20,17 +18,17 @@ func init() {
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		fs := NewFlags(env, c)
 		file := fs.String("file", "", "MIDI file (default: POP909 001 from the shared corpus)")
-		sf := fs.String("soundfont", "", "SoundFont (default: the first in "+synth.SystemSoundFontDir+")")
+		sf := fs.String("soundfont", "", "SoundFont (default: the first in "+app.SoundFontDir+")")
 		minSec := fs.Float64("min-seconds", 2, "least rendering time per synthesizer")
 		if _, err := ParseInterleaved(fs, args); err != nil {
 			return err
 		}
 		if *file == "" {
-			d := corpus.Dir()
+			d := app.CorpusDir()
 			if d == "" {
 				return fmt.Errorf("%w: no --file and no shared corpus (set AMT_SHARED_DATA)", ErrUsage)
 			}
-			*file = filepath.Join(d, corpus.POP909, "001", "001.mid")
+			*file = filepath.Join(d, app.RefPOP909, "001", "001.mid")
 		}
 		res, err := app.BenchSynth(ctx, *file, *sf, *minSec)
 		if err != nil {

@@ -4,7 +4,12 @@
 // The window (package ui) is the other front end over the same app calls.
 //
 // cli holds no use case: what a command does beyond reading its flags and
-// printing is an app function the window can call too. Nothing but main
+// printing is an app function the window can call too. It imports only app
+// and the value types of engine/midi and engine/token (TestCLIImportsOnlyApp)
+// and opens no file itself (TestCLIFilesThroughApp): inputs, outputs and
+// stopping are app's (app/input.go, app/output.go, app/stop.go). A command
+// checks its outputs before any work (checkOutputs) and prints its report
+// on stderr when an output is standard output. Nothing but main
 // imports cli: app and ui must not (TestLayers), and the window's one
 // command, amt snapshot, reaches ui through Env.Snapshot, which main sets.
 package cli
@@ -33,6 +38,9 @@ type Command struct {
 
 // Env is what a command runs with.
 type Env struct {
+	// Stdin is the input of commands that read one (amt examples --serve);
+	// nil: none.
+	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
 	// Snapshot renders a screen of the window as a PNG (amt snapshot):
@@ -92,6 +100,11 @@ func Main(ctx context.Context, env *Env, args []string) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil && context.Cause(ctx) != context.Canceled:
+		// Stopped (app.RunCommand: "stopped by SIGTERM"); what was
+		// committed before is kept.
+		fmt.Fprintf(env.Stderr, "amt %s: %s (%s)\n", c.Name, context.Cause(ctx), Safe(err.Error()))
+		return 1
 	case errors.Is(err, ErrUsage):
 		fmt.Fprintf(env.Stderr, "amt %s: %s\nusage: amt %s\n", c.Name, Safe(err.Error()), c.Usage)
 		return 2

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/storage"
 )
 
 // examplesFlags registers the options of --export-examples on fs and
@@ -27,7 +26,7 @@ func examplesFlags(fs *flag.FlagSet) func() app.ExamplesSpec {
 }
 
 // runExportExamples is `amt datasets --export-examples`.
-func runExportExamples(ctx context.Context, env *Env, st *storage.Store, project, dataset, dir string, spec app.ExamplesSpec, asJSON bool) error {
+func runExportExamples(ctx context.Context, env *Env, st *app.Store, project, dataset, dir string, spec app.ExamplesSpec, asJSON bool) error {
 	last := time.Time{}
 	if !asJSON {
 		spec.Progress = func(done, total int) {

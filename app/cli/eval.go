@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/corpus"
-	"github.com/amtstudio/amt/engine/eval"
-	"github.com/amtstudio/amt/engine/text"
 	"github.com/amtstudio/amt/engine/token"
 )
 
@@ -23,7 +19,7 @@ import (
 func parseAttrs(arg string) (*token.Attributes, error) {
 	data := []byte(arg)
 	if name, ok := strings.CutPrefix(arg, "@"); ok {
-		b, err := os.ReadFile(name)
+		b, err := app.ReadInput(name)
 		if err != nil {
 			return nil, fmt.Errorf("--attrs: %w", err)
 		}
@@ -71,8 +67,8 @@ func init() {
 		case *prompt != "":
 			// The prompt's attributes, as the composer forces them; its
 			// mood and genre words are not checked.
-			p := text.ParsePrompt(*prompt)
-			opts.Request = &p.Attrs
+			a := app.PromptAttributes(*prompt, nil)
+			opts.Request = &a
 		}
 		rep, err := app.Evaluate(ctx, opts)
 		if err != nil {
@@ -99,7 +95,7 @@ func init() {
 	})
 }
 
-func f4(x eval.Num) string {
+func f4(x app.Num) string {
 	if math.IsNaN(float64(x)) {
 		return "-"
 	}
@@ -126,13 +122,19 @@ func writeEvalText(w io.Writer, rep *app.EvalReport) {
 				asa = f4(p.Adherence.ASA)
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%s\t%.4g\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", Safe(p.File), m.Notes, key, m.TempoBPM,
-				f4(eval.Num(m.PitchClassEntropy)), f4(eval.Num(m.ScaleConsistency)), f4(eval.Num(m.GrooveConsistency)),
-				f4(eval.Num(m.Polyphony)), f4(eval.Num(m.EmptyBeatRate)), f4(eval.Num(m.NotesPerSecond)), asa)
+				f4(app.Num(m.PitchClassEntropy)), f4(app.Num(m.ScaleConsistency)), f4(app.Num(m.GrooveConsistency)),
+				f4(app.Num(m.Polyphony)), f4(app.Num(m.EmptyBeatRate)), f4(app.Num(m.NotesPerSecond)), asa)
 		}
 		fmt.Fprintln(tw)
 	}
 	fmt.Fprintf(tw, "evaluated %d files (%d failed); metrics %.0f pieces/s per core, parsing %.3f s, wall %.3f s\n\n",
 		rep.Evaluated, rep.Failed, rep.PiecesPerSecond, rep.ParseSeconds, rep.WallSeconds)
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(tw, "skipped %s: %s (not a regular file, never opened)\n", Safe(s.Path), s.Kind)
+	}
+	if len(rep.Skipped) > 0 {
+		fmt.Fprintln(tw)
+	}
 	if rep.Reference == nil {
 		fmt.Fprintln(tw, "metric\tn\tmean\tstd\tmedian\t")
 		for _, s := range rep.Summary {
@@ -151,7 +153,7 @@ func writeEvalText(w io.Writer, rep *app.EvalReport) {
 		fmt.Fprintln(tw, "\nadherence\tpieces\trate\t")
 		for _, r := range []struct {
 			name string
-			r    eval.Rate
+			r    app.Rate
 		}{{"TB (tempo bin)", a.TB}, {"TBT (bin ±1)", a.TBT}, {"CK (key)", a.CK}, {"CKD (key or relative)", a.CKD},
 			{"meter", a.Meter}, {"drums (≥ 90% of bars when asked)", a.Drums}, {"length ±10%", a.Length}} {
 			if r.r.N > 0 {
@@ -178,8 +180,8 @@ func benchEval(ctx context.Context, env *Env, args []string) error {
 	dir := ""
 	switch len(pos) {
 	case 0:
-		if d := corpus.Dir(); d != "" {
-			dir = filepath.Join(d, corpus.POP909)
+		if d := app.CorpusDir(); d != "" {
+			dir = filepath.Join(d, app.RefPOP909)
 		} else {
 			return fmt.Errorf("%w: no DIR given and the POP909 corpus was not found (set AMT_SHARED_DATA)", ErrUsage)
 		}

@@ -12,9 +12,6 @@ import (
 	"strings"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/atomicfile"
-	"github.com/amtstudio/amt/engine/corpus"
-	"github.com/amtstudio/amt/engine/eval"
 )
 
 func init() {
@@ -79,6 +76,14 @@ func init() {
 				return err
 			}
 		}
+		if env, err = checkOutputs(env, *save, *trainCritic); err != nil { // output.go: before the suite runs
+			return err
+		}
+		if *rolls != "" {
+			if err := app.CheckOutputDir(*rolls); err != nil {
+				return err
+			}
+		}
 		if *rollCount < 1 {
 			return fmt.Errorf("%w: --roll-count %d: at least 1", ErrUsage, *rollCount)
 		}
@@ -116,7 +121,7 @@ func init() {
 		}
 		switch *corpusDir {
 		case "":
-			*corpusDir = corpus.Dir()
+			*corpusDir = app.CorpusDir()
 		case "stored":
 			*corpusDir = ""
 		}
@@ -161,7 +166,7 @@ func init() {
 			if err != nil {
 				return fmt.Errorf("eval-model: %w", err)
 			}
-			if err := atomicfile.WriteFile(*save, append(data, '\n')); err != nil {
+			if err := app.WriteOutputBytes(*save, append(data, '\n')); err != nil {
 				return fmt.Errorf("eval-model: save %s: %w", *save, err)
 			}
 		}
@@ -187,7 +192,7 @@ func init() {
 // writeSuiteText prints the report.
 func writeSuiteText(w io.Writer, rep *app.SuiteReport, pieces bool) {
 	a := rep.Adherence
-	pct := func(r eval.Rate) string { return fmt.Sprintf("%5.1f%% (n=%d)", 100*float64(r.Rate), r.N) }
+	pct := func(r app.Rate) string { return fmt.Sprintf("%5.1f%% (n=%d)", 100*float64(r.Rate), r.N) }
 	fmt.Fprintf(w, "model %s, suite %s: %d prompts in %.1fs (%.0f tokens/s), temperature %g, top-p %g, key bias %g, candidates %d, levers %s\n",
 		rep.Model, rep.Suite, rep.Prompts, rep.Seconds, rep.TokensPerSecond, rep.Temperature, rep.TopP, rep.KeyBias, rep.Candidates, rep.Levers)
 	fmt.Fprintf(w, "\nadherence\n")
@@ -256,14 +261,14 @@ func writeSuiteText(w io.Writer, rep *app.SuiteReport, pieces bool) {
 	}
 }
 
-func f3(x eval.Num) string {
+func f3(x app.Num) string {
 	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 		return "-"
 	}
 	return fmt.Sprintf("%.3f", float64(x))
 }
 
-func f2(x eval.Num) string {
+func f2(x app.Num) string {
 	if math.IsNaN(float64(x)) {
 		return "-"
 	}

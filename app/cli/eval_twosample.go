@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/eval"
 )
 
 // runTwoSample is `amt eval-model --two-sample` (app.TwoSample).
@@ -62,7 +61,7 @@ func runTwoSample(ctx context.Context, env *Env, m *app.Model, o app.TwoSampleOp
 	return nil
 }
 
-func cvText(r *eval.CVResult) string {
+func cvText(r *app.CVResult) string {
 	if r == nil {
 		return "-"
 	}
@@ -76,7 +75,7 @@ func writeTwoSampleText(w io.Writer, rep *app.TwoSampleReport, pieces bool) {
 	fmt.Fprintf(w, "real pieces: %s; prompts that do not read back as their piece's attributes: %d\n", rep.Selection, rep.PromptMismatch)
 	fmt.Fprintf(w, "\ncan a classifier tell generated from real? (%d-fold cross-validation × %d, 50%% = cannot tell)\n", rep.LR.Folds, rep.LR.Repeats)
 	fmt.Fprintf(w, "  logistic regression  %s\n  random forest        %s\n", cvText(rep.LR), cvText(rep.RF))
-	fmt.Fprintf(w, "  random forest on the %d features the critic does not see: %s\n", len(eval.Features)-len(app.CriticFeatures), cvText(rep.Unseen))
+	fmt.Fprintf(w, "  random forest on the %d features the critic does not see: %s\n", app.NumTwoSampleFeatures-len(app.CriticFeatures), cvText(rep.Unseen))
 	fmt.Fprintf(w, "  the representation alone (real pieces against themselves through the tokenizer): LR %s, RF %s\n", cvText(rep.RepresentationLR), cvText(rep.RepresentationRF))
 	a := rep.Adherence
 	fmt.Fprintf(w, "\nadherence of the generated pieces: TB %.1f%% TBT %.1f%% CK %.1f%% meter %.1f%% instrument F1 %.3f drums in bars %.3f\n",

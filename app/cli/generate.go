@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/token"
 )
 
@@ -54,6 +53,9 @@ func init() {
 		if *model == "" || *out == "" {
 			return fmt.Errorf("%w: --model and -o are required", ErrUsage)
 		}
+		if env, err = checkOutputs(env, *out); err != nil { // output.go
+			return err
+		}
 		if err := checkGenerate(0, *n, *temp, *topK, *topP, 1, 0, 0); err != nil {
 			return err
 		}
@@ -78,7 +80,7 @@ func init() {
 			return err
 		}
 		s, attrs, secs, toks := gen.Score, gen.Attrs, gen.Seconds, gen.New
-		if err := midi.WriteFile(*out, s); err != nil {
+		if err := app.WriteMIDI(*out, s); err != nil {
 			return err
 		}
 		r := GenerateResult{Out: *out, Tokens: toks, Seconds: secs, TokensPerSecond: float64(toks) / secs,

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/token"
 )
@@ -24,7 +23,7 @@ type PromptGenerateJSON struct {
 	Seed            uint64                 `json:"seed"`
 	Requested       token.Attributes       `json:"requested"`
 	Measured        app.MeasuredAttributes `json:"measured"`
-	Adherence       eval.Adherence         `json:"adherence"`
+	Adherence       app.Adherence          `json:"adherence"`
 	Tokens          int                    `json:"tokens"`
 	Candidates      int                    `json:"candidates"` // pieces sampled to find this one
 	Form            string                 `json:"form"`       // the form planned, e.g. "AABA (A A' B A, 4-bar sections)"
@@ -106,6 +105,9 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if *out == "" {
 		return fmt.Errorf("%w: -o out.mid is required", ErrUsage)
 	}
+	if env, err = checkOutputs(env, *out, *wav); err != nil { // output.go
+		return err
+	}
 	if err := checkGenerate(*bars, *n, *temp, *topK, *topP, *f.candidates, *f.keyBias, *f.rhythmBias); err != nil {
 		return err
 	}
@@ -136,7 +138,7 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	}
 	var src *midi.Score
 	if edit {
-		if src, err = midi.ReadFile(file); err != nil {
+		if src, err = app.ReadMIDI(file); err != nil {
 			return fmt.Errorf("generate: %w", err)
 		}
 	}
@@ -183,7 +185,7 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if err != nil {
 		return err
 	}
-	if err := midi.WriteFile(*out, r.Score); err != nil {
+	if err := app.WriteMIDI(*out, r.Score); err != nil {
 		return err
 	}
 	if want := r.Requested.Bars; want > 0 && r.Measured.Bars < float64(want)-0.5 { // the token budget ran out

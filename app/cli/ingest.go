@@ -10,37 +10,40 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/pipeline"
-	"github.com/amtstudio/amt/engine/text"
 	"github.com/amtstudio/amt/engine/token"
-	"github.com/amtstudio/amt/storage"
 )
 
 // IngestSummary is the JSON `amt ingest --json` prints.
 type IngestSummary struct {
-	RunID       uint64                `json:"run_id"`
-	Project     string                `json:"project"`
-	Dataset     string                `json:"dataset"`
-	Mode        pipeline.Mode         `json:"mode"`
-	Workers     pipeline.Workers      `json:"workers"`
-	Files       int                   `json:"files"`
-	Processed   int                   `json:"processed"`
-	OK          int                   `json:"ok"`
-	Failed      int                   `json:"failed"`
-	Unchanged   int                   `json:"unchanged"`
-	Cached      int                   `json:"cached"`
-	Removed     int                   `json:"removed"`
-	Styles      int                   `json:"styles"`
-	Bytes       int64                 `json:"bytes"`
-	Seconds     float64               `json:"seconds"`
-	Stages      []pipeline.StageStats `json:"stages"`
-	Bottleneck  string                `json:"bottleneck"`
-	Suggestions []string              `json:"suggestions"`
+	RunID       uint64                 `json:"run_id"`
+	Project     string                 `json:"project"`
+	Dataset     string                 `json:"dataset"`
+	Mode        app.IngestMode         `json:"mode"`
+	Workers     app.IngestWorkers      `json:"workers"`
+	Files       int                    `json:"files"`
+	Processed   int                    `json:"processed"`
+	OK          int                    `json:"ok"`
+	Failed      int                    `json:"failed"`
+	Unchanged   int                    `json:"unchanged"`
+	Cached      int                    `json:"cached"`
+	Removed     int                    `json:"removed"`
+	Styles      int                    `json:"styles"`
+	Bytes       int64                  `json:"bytes"`
+	Seconds     float64                `json:"seconds"`
+	Stages      []app.IngestStageStats `json:"stages"`
+	Bottleneck  string                 `json:"bottleneck"`
+	Suggestions []string               `json:"suggestions"`
 
 	// Rebarred counts the files re-barred to the meter inferred from their
 	// notes (RebarredFiles: the first pipeline.MaxRebarredFiles).
 	Rebarred      int      `json:"rebarred"`
 	RebarredFiles []string `json:"rebarred_files,omitempty"`
+
+	// Skipped counts the entries named like MIDI files that are not
+	// regular files (a named pipe, a device, a dangling symlink): never
+	// opened. SkippedFiles lists the first of them with their kind.
+	Skipped      int                 `json:"skipped"`
+	SkippedFiles []app.IngestSkipped `json:"skipped_files,omitempty"`
 }
 
 func summarize(project string, res *app.IngestResult) IngestSummary {
@@ -48,11 +51,12 @@ func summarize(project string, res *app.IngestResult) IngestSummary {
 	return IngestSummary{RunID: res.RunID, Project: project, Dataset: res.Dataset, Mode: r.Mode, Workers: r.Workers,
 		Files: r.Files, Processed: r.Processed, OK: r.OK, Failed: r.Failed, Unchanged: r.Unchanged, Cached: r.Cached,
 		Removed: r.Removed, Styles: r.Styles, Bytes: r.Bytes, Seconds: r.Seconds, Stages: r.Stages,
-		Bottleneck: r.Bottleneck, Suggestions: r.Suggestions, Rebarred: r.Rebarred, RebarredFiles: r.RebarredFiles}
+		Bottleneck: r.Bottleneck, Suggestions: r.Suggestions, Rebarred: r.Rebarred, RebarredFiles: r.RebarredFiles,
+		Skipped: r.Skipped, SkippedFiles: r.SkippedFiles}
 }
 
 // writeStageTable prints stage statistics as an aligned table.
-func writeStageTable(w io.Writer, stages []storage.StageStat) {
+func writeStageTable(w io.Writer, stages []app.StageStat) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "stage\tworkers\titems\tbusy s\twait s\tMiB\tqueue mean\tqueue max\t")
 	for _, s := range stages {
@@ -62,10 +66,10 @@ func writeStageTable(w io.Writer, stages []storage.StageStat) {
 	tw.Flush()
 }
 
-func toStageStats(in []pipeline.StageStats) []storage.StageStat {
-	out := make([]storage.StageStat, len(in))
+func toStageStats(in []app.IngestStageStats) []app.StageStat {
+	out := make([]app.StageStat, len(in))
 	for i, s := range in {
-		out[i] = storage.StageStat{Name: s.Name, Workers: s.Workers, BusySeconds: s.BusySeconds,
+		out[i] = app.StageStat{Name: s.Name, Workers: s.Workers, BusySeconds: s.BusySeconds,
 			WaitSeconds: s.WaitSeconds, Items: s.Items, Bytes: s.Bytes, QueueMean: s.QueueMean, QueueMax: s.QueueMax}
 	}
 	return out
@@ -100,14 +104,14 @@ func init() {
 		if *project == "" {
 			return fmt.Errorf("%w: --project is required", ErrUsage)
 		}
-		m, err := pipeline.ParseMode(*mode)
+		m, err := app.ParseIngestMode(*mode)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrUsage, err)
 		}
 		if err := app.FirstError(app.IntIn("workers", *workers, 0, 1024), app.IntIn("batch", *batch, 0, 1<<20)); err != nil {
 			return err
 		}
-		if *genre != "" && text.GenreFamily(*genre) == "" {
+		if *genre != "" && app.GenreFamily(*genre) == "" {
 			return fmt.Errorf("%w: --genre %q: not a genre word (families: %s)", ErrUsage, *genre, strings.Join(token.GenreFamilies, ", "))
 		}
 		st, err := app.OpenStore(*home)
@@ -117,11 +121,11 @@ func init() {
 		defer st.Close()
 		opts := app.IngestOptions{Project: *project, Dir: pos[0], Dataset: *dataset, Mode: m, BatchItems: *batch, MappingCSV: *mapping, OnlineText: *online, Genre: *genre}
 		if *workers > 0 {
-			opts.Workers = pipeline.All(*workers)
+			opts.Workers = app.AllWorkers(*workers)
 		}
 		done := make(chan struct{})
 		if *progress {
-			ch := make(chan pipeline.Event, 16)
+			ch := make(chan app.IngestEvent, 16)
 			opts.Progress = ch
 			go func() {
 				defer close(done)
@@ -156,6 +160,7 @@ func init() {
 		fmt.Fprintf(env.Stdout, "run %d: %s → project %q, dataset %q (%s mode)\n", sum.RunID, Safe(pos[0]), Safe(*project), Safe(sum.Dataset), sum.Mode)
 		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed, %d from cache), %d unchanged, %d removed; %d style groups; %.2f s\n\n",
 			sum.Files, sum.Processed, sum.OK, sum.Failed, sum.Cached, sum.Unchanged, sum.Removed, sum.Styles, sum.Seconds)
+		writeSkipped(env.Stdout, sum.Skipped, sum.SkippedFiles)
 		writeRebarred(env.Stdout, sum.Rebarred, sum.RebarredFiles)
 		writeStageTable(env.Stdout, toStageStats(sum.Stages))
 		fmt.Fprintf(env.Stdout, "\nbottleneck: %s\n", sum.Bottleneck)
@@ -168,6 +173,25 @@ func init() {
 		return err
 	}
 	Register(c)
+}
+
+// writeSkipped lists the entries left out because they are not regular
+// files (at most rebarredShown).
+func writeSkipped(w io.Writer, n int, files []app.IngestSkipped) {
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "skipped: %d entries that are not regular files (never opened)\n", n)
+	for i, f := range files {
+		if i == rebarredShown {
+			break
+		}
+		fmt.Fprintf(w, "  %s: %s\n", Safe(f.Path), f.Kind)
+	}
+	if n > min(len(files), rebarredShown) {
+		fmt.Fprintf(w, "  … and %d more\n", n-min(len(files), rebarredShown))
+	}
+	fmt.Fprintln(w)
 }
 
 func shellQuote(s string) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/amtstudio/amt/app"
 	"github.com/amtstudio/amt/engine/midi"
 )
 
@@ -28,11 +29,10 @@ func init() {
 		if len(pos) != 1 {
 			return fmt.Errorf("%w: want one MIDI file, got %d arguments", ErrUsage, len(pos))
 		}
-		s, err := midi.ReadFile(pos[0])
+		s, m, err := app.OpenMIDI(pos[0]) // as ingestion sees it: re-barred when the declared meter gives way
 		if err != nil {
 			return err
 		}
-		m := midi.Prepare(s) // as ingestion sees it: re-barred when the declared meter gives way
 		if *asJSON {
 			enc := json.NewEncoder(env.Stdout)
 			if !*compact {

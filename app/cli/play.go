@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/audio"
 )
 
 func init() {
@@ -63,7 +62,7 @@ func init() {
 			fmt.Fprintln(env.Stdout, "stopped")
 			return nil
 		}
-		if errors.Is(err, audio.ErrNoDevice) {
+		if errors.Is(err, app.ErrNoAudioDevice) {
 			return fmt.Errorf("%w (amt render %s -o out.wav)", err, pos[0])
 		}
 		if err != nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/synth"
 )
 
 // synthFlags adds the synthesizer choice shared by render and play.
@@ -26,7 +25,7 @@ func addSynthFlags(fs interface {
 	Int(name string, value int, usage string) *int
 }) synthFlags {
 	return synthFlags{
-		soundfont: fs.String("soundfont", "", "SoundFont .sf2 to play with (default: the first in "+synth.SystemSoundFontDir+", else the built-in synthesizer)"),
+		soundfont: fs.String("soundfont", "", "SoundFont .sf2 to play with (default: the first in "+app.SoundFontDir+", else the built-in synthesizer)"),
 		builtin:   fs.Bool("builtin", false, "use the built-in synthesizer even when a SoundFont is installed"),
 		rate:      fs.Int("rate", 44100, "sample rate: 44100 or 48000"),
 		reverb:    fs.Bool("reverb", false, "add reverb and chorus"),
@@ -64,8 +63,14 @@ func init() {
 		if *out == "" {
 			return fmt.Errorf("%w: -o OUT.wav is required", ErrUsage)
 		}
-		if !strings.EqualFold(filepath.Ext(*out), ".wav") {
-			return fmt.Errorf("%w: -o %s: the output must be a .wav file", ErrUsage, *out)
+		if env, err = checkOutputs(env, *out); err != nil { // output.go
+			return err
+		}
+		if !strings.EqualFold(filepath.Ext(*out), ".wav") && !app.OutputIsStream(*out) {
+			return fmt.Errorf("%w: -o %s: the output must be a .wav file (or -, a pipe, a device)", ErrUsage, *out)
+		}
+		if *stems && app.OutputIsStream(*out) {
+			return fmt.Errorf("%w: --stems -o %s: stems are written beside a WAV file, and a stream has no folder", ErrUsage, *out)
 		}
 		if err := sf.check(); err != nil {
 			return err

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/storage"
 )
 
 func init() {
@@ -56,7 +55,7 @@ func init() {
 				return enc.Encode(runs[0])
 			}
 			if runs == nil {
-				runs = []storage.IngestRun{}
+				runs = []app.IngestRun{}
 			}
 			return enc.Encode(runs)
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/roll"
 )
 
 func init() {
@@ -33,12 +32,15 @@ func init() {
 		if *out == "" {
 			return fmt.Errorf("%w: -o OUT.png is required", ErrUsage)
 		}
-		if !strings.EqualFold(filepath.Ext(*out), ".png") {
-			return fmt.Errorf("%w: -o %s: the output must be a .png file", ErrUsage, *out)
+		if env, err = checkOutputs(env, *out); err != nil { // output.go
+			return err
+		}
+		if !strings.EqualFold(filepath.Ext(*out), ".png") && !app.OutputIsStream(*out) {
+			return fmt.Errorf("%w: -o %s: the output must be a .png file (or -, a pipe, a device)", ErrUsage, *out)
 		}
 		switch {
-		case *bars < 1 || *bars > roll.MaxBars:
-			return fmt.Errorf("%w: --bars %d: 1 to %d", ErrUsage, *bars, roll.MaxBars)
+		case *bars < 1 || *bars > app.MaxRollBars:
+			return fmt.Errorf("%w: --bars %d: 1 to %d", ErrUsage, *bars, app.MaxRollBars)
 		case *cols < 1 || *cols > 16:
 			return fmt.Errorf("%w: --cols %d: 1 to 16", ErrUsage, *cols)
 		case *px < 1 || *px > 96:

@@ -27,6 +27,9 @@ func init() {
 		if *out == "" {
 			return fmt.Errorf("%w: -o FILE.png is required", ErrUsage)
 		}
+		if _, err := checkOutputs(env, *out); err != nil { // output.go
+			return err
+		}
 		// A window larger than 8K would ask the headless driver for
 		// gigabytes (100,000 × 100,000 died out of memory).
 		if err := app.FirstError(app.IntIn("width", *w, 1, 8192), app.IntIn("height", *h, 1, 8192)); err != nil {

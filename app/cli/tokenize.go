@@ -30,7 +30,7 @@ func init() {
 		}
 		v := token.DefaultVocab()
 		if *vocabPath != "" {
-			if v, err = token.LoadVocab(*vocabPath); err != nil {
+			if v, err = app.LoadVocab(*vocabPath); err != nil {
 				return err
 			}
 		}

@@ -5,15 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime/pprof"
-	"runtime/trace"
 	"strings"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/gpt"
-	"github.com/amtstudio/amt/engine/train"
 )
 
 func init() {
@@ -26,7 +20,7 @@ func init() {
 		fs := NewFlags(env, c)
 		data := fs.String("data", "", "folder of token shards (NAME.bin + NAME.idx, vocab.json) or MIDI files")
 		out := fs.String("out", "", "output folder: model files, checkpoint.safetensors, vocab.json")
-		preset := fs.String("preset", "small", "model size: "+strings.Join(gpt.PresetNames(), ", "))
+		preset := fs.String("preset", "small", "model size: "+strings.Join(app.ModelPresets(), ", "))
 		steps := fs.Int("steps", 1000, "optimizer steps in all")
 		batch := fs.Int("batch", 8, "sequences per micro-batch (B)")
 		context_ := fs.Int("context", 256, "tokens per sequence (T)")
@@ -59,7 +53,7 @@ func init() {
 			*warmup = max(1, *steps/20)
 		}
 		if *profile != "" {
-			stopProf, err := startProfile(*profile)
+			stopProf, err := app.StartProfile(*profile)
 			if err != nil {
 				return err
 			}
@@ -78,7 +72,7 @@ func init() {
 				w.Flush()
 			}
 		}
-		onStep := func(e train.Event) {
+		onStep := func(e app.TrainEvent) {
 			if e.Step%max(1, *logEvery) != 0 && e.ValLoss == nil && e.Step != e.Steps {
 				return
 			}
@@ -113,36 +107,4 @@ func init() {
 		return runErr
 	}
 	Register(c)
-}
-
-func startProfile(dir string) (func(), error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	cf, err := os.Create(filepath.Join(dir, "cpu.pprof"))
-	if err != nil {
-		return nil, err
-	}
-	tf, err := os.Create(filepath.Join(dir, "trace.out"))
-	if err != nil {
-		cf.Close()
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(cf); err != nil {
-		cf.Close()
-		tf.Close()
-		return nil, err
-	}
-	if err := trace.Start(tf); err != nil {
-		pprof.StopCPUProfile()
-		cf.Close()
-		tf.Close()
-		return nil, err
-	}
-	return func() {
-		trace.Stop()
-		pprof.StopCPUProfile()
-		tf.Close()
-		cf.Close()
-	}, nil
 }

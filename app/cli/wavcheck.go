@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/amtstudio/amt/app"
-	"github.com/amtstudio/amt/engine/audio"
 )
 
 func init() {
@@ -37,7 +36,7 @@ func init() {
 		case math.IsNaN(*clip) || *clip <= 0 || *clip > 1:
 			return fmt.Errorf("%w: --clip %g: above 0, at most 1", ErrUsage, *clip)
 		}
-		o := audio.LevelOptions{ClipLevel: *clip, SilenceDB: *silence, MinSilence: *minSilence}
+		o := app.LevelOptions{ClipLevel: *clip, SilenceDB: *silence, MinSilence: *minSilence}
 		var out []*app.WAVCheck
 		for _, f := range pos {
 			if err := ctx.Err(); err != nil {

@@ -49,6 +49,11 @@ func WriteTemp(path string, write func(f *os.File) error) (string, error) {
 		return "", err
 	}
 	tmp := f.Name()
+	if !track(tmp) { // Abandon ran: the process is exiting
+		f.Close()
+		os.Remove(tmp)
+		return "", ErrAbandoned
+	}
 	err = f.Chmod(0o644) // CreateTemp makes 0600; these are ordinary user files
 	if err == nil {
 		err = write(f)
@@ -60,7 +65,7 @@ func WriteTemp(path string, write func(f *os.File) error) (string, error) {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(tmp)
+		Discard(tmp)
 		return "", err
 	}
 	return tmp, nil
@@ -70,9 +75,10 @@ func WriteTemp(path string, write func(f *os.File) error) (string, error) {
 // folder. On failure the temporary file is removed.
 func Commit(tmp, path string) error {
 	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+		Discard(tmp)
 		return err
 	}
+	untrack(tmp)
 	SyncDir(filepath.Dir(path))
 	return nil
 }

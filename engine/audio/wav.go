@@ -8,11 +8,11 @@ import (
 	"math"
 	"os"
 
-	"github.com/amtstudio/amt/engine/atomicfile"
-
 	"github.com/go-audio/wav"
 
+	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/synth"
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // ErrFormat is returned (wrapped) for a WAV file or bit depth this package
@@ -65,11 +65,13 @@ func WAVBytes(frames int64, channels, bits int) int64 {
 // streams through a fixed buffer: NewWAVWriter writes the 44-byte header,
 // Write appends samples, Close fills in the sizes (and is required).
 type WAVWriter struct {
-	w        io.WriteSeeker
+	w        io.Writer
+	seeker   io.WriteSeeker // nil for a stream (NewWAVStreamWriter)
 	channels int
 	bits     int
 	fs       float64
 	data     int64 // sample bytes written
+	declared int64 // a stream's sample bytes, announced in its header
 	buf      []byte
 }
 
@@ -82,8 +84,37 @@ func NewWAVWriter(w io.WriteSeeker, rate, channels, bits int) (*WAVWriter, error
 	if channels < 1 || channels > 8 || rate <= 0 {
 		return nil, fmt.Errorf("%d channels at %d Hz: %w", channels, rate, ErrFormat)
 	}
-	ww := &WAVWriter{w: w, channels: channels, bits: bits, fs: fullScale(bits)}
+	ww := &WAVWriter{w: w, seeker: w, channels: channels, bits: bits, fs: fullScale(bits)}
 	if _, err := w.Write(ww.header(rate)); err != nil {
+		return nil, err
+	}
+	return ww, nil
+}
+
+// NewWAVStreamWriter starts a WAV file on a stream that cannot seek back
+// (a pipe, standard output, a device): the header announces frames frames
+// up front, Write must not go past them (ErrTooLong), and Close fills the
+// rest with silence, so the stream is a complete, valid WAV file however
+// long the audio turns out below its bound. A renderer passes its upper
+// bound (synth.Stream.MaxFrames: the music plus at most its MaxTail of
+// release), so a stream may end with up to that much more silence than the
+// same audio written to a file.
+func NewWAVStreamWriter(w io.Writer, rate, channels, bits int, frames int64) (*WAVWriter, error) {
+	if bits != 16 && bits != 24 {
+		return nil, fmt.Errorf("%d-bit: %w", bits, ErrFormat)
+	}
+	if channels < 1 || channels > 8 || rate <= 0 {
+		return nil, fmt.Errorf("%d channels at %d Hz: %w", channels, rate, ErrFormat)
+	}
+	declared := WAVBytes(max(frames, 0), channels, bits)
+	if declared > MaxWAVData {
+		return nil, fmt.Errorf("%d frames: %w", frames, ErrTooLong)
+	}
+	ww := &WAVWriter{w: w, channels: channels, bits: bits, fs: fullScale(bits), declared: declared}
+	ww.data = declared
+	h := ww.header(rate)
+	ww.data = 0
+	if _, err := w.Write(h); err != nil {
 		return nil, err
 	}
 	return ww, nil
@@ -113,6 +144,9 @@ func (w *WAVWriter) header(rate int) []byte {
 // It fails with ErrTooLong rather than write past MaxWAVData.
 func (w *WAVWriter) Write(samples []float32) error {
 	bps := w.bits / 8
+	if w.seeker == nil && w.data+int64(len(samples)*bps) > w.declared {
+		return fmt.Errorf("%d bytes of samples: %w (the stream's header announced %d)", w.data+int64(len(samples)*bps), ErrTooLong, w.declared)
+	}
 	if w.data+int64(len(samples)*bps) > MaxWAVData {
 		return fmt.Errorf("%d bytes of samples: %w (at most %d)", w.data+int64(len(samples)*bps), ErrTooLong, int64(MaxWAVData))
 	}
@@ -140,6 +174,21 @@ func (w *WAVWriter) Write(samples []float32) error {
 // Close pads the data to an even length and writes the final sizes into
 // the header. It does not close the underlying writer.
 func (w *WAVWriter) Close() error {
+	if w.seeker == nil { // a stream: silence to the announced length
+		zero := make([]byte, 1<<14)
+		for w.data < w.declared {
+			n, err := w.w.Write(zero[:min(int64(len(zero)), w.declared-w.data)])
+			w.data += int64(n)
+			if err != nil {
+				return err
+			}
+		}
+		if w.data&1 == 1 {
+			_, err := w.w.Write([]byte{0})
+			return err
+		}
+		return nil
+	}
 	if w.data&1 == 1 {
 		if _, err := w.w.Write([]byte{0}); err != nil {
 			return err
@@ -147,20 +196,20 @@ func (w *WAVWriter) Close() error {
 	}
 	var sz [4]byte
 	binary.LittleEndian.PutUint32(sz[:], uint32(36+w.data+w.data&1))
-	if _, err := w.w.Seek(4, io.SeekStart); err != nil {
+	if _, err := w.seeker.Seek(4, io.SeekStart); err != nil {
 		return err
 	}
 	if _, err := w.w.Write(sz[:]); err != nil {
 		return err
 	}
 	binary.LittleEndian.PutUint32(sz[:], uint32(w.data))
-	if _, err := w.w.Seek(40, io.SeekStart); err != nil {
+	if _, err := w.seeker.Seek(40, io.SeekStart); err != nil {
 		return err
 	}
 	if _, err := w.w.Write(sz[:]); err != nil {
 		return err
 	}
-	_, err := w.w.Seek(0, io.SeekEnd)
+	_, err := w.seeker.Seek(0, io.SeekEnd)
 	return err
 }
 
@@ -189,7 +238,7 @@ func WriteWAV(path string, p *synth.PCM, bits int) error {
 // ReadWAV reads a PCM WAV file (16, 24 or 32-bit integers) into float
 // samples in [−1, 1].
 func ReadWAV(path string) (*synth.PCM, error) {
-	f, err := os.Open(path)
+	f, _, err := userfile.OpenRegular(path) // the decoder seeks: a stream is refused, never waited on
 	if err != nil {
 		return nil, fmt.Errorf("audio: read %s: %w", path, err)
 	}

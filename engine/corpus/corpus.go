@@ -3,7 +3,9 @@
 // checkout. A user's clone has no ../shared: tests then skip with a message
 // that says so.
 //
-// The corpora are never copied into the repository.
+// The corpora are never copied into the repository. List and ListSkipping
+// also serve app's folder readers (amt eval, bench midi): they take
+// regular files only.
 package corpus
 
 import (
@@ -11,6 +13,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // Names of the corpora under the data directory.
@@ -69,9 +73,28 @@ func MIDIFiles(tb testing.TB, name string) []string {
 	return files
 }
 
-// List returns the sorted paths of all .mid/.midi files under dir.
+// List returns the sorted paths of all .mid/.midi files under dir:
+// regular files and symlinks to regular files (ListSkipping names the
+// others).
 func List(dir string) ([]string, error) {
+	out, _, err := ListSkipping(dir)
+	return out, err
+}
+
+// Skipped is an entry named like a MIDI file that a listing left out, and
+// what it is ("named pipe (FIFO)", "symlink to a character device",
+// "dangling symlink", …: userfile.Skip).
+type Skipped struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+}
+
+// ListSkipping is List, also returning the entries named like MIDI files
+// that are not regular files, sorted by path. They are never opened: a
+// named pipe would wait for a writer forever, /dev/zero never ends.
+func ListSkipping(dir string) ([]string, []Skipped, error) {
 	var out []string
+	var skipped []Skipped
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -81,10 +104,15 @@ func List(dir string) ([]string, error) {
 		}
 		switch filepath.Ext(d.Name()) {
 		case ".mid", ".MID", ".midi", ".MIDI":
+			if why, _ := userfile.Skip(p, d); why != "" {
+				skipped = append(skipped, Skipped{Path: p, Kind: why})
+				return nil
+			}
 			out = append(out, p)
 		}
 		return nil
 	})
 	sort.Strings(out)
-	return out, err
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return out, skipped, err
 }

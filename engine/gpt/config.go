@@ -18,6 +18,7 @@
 package gpt
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/amtstudio/amt/engine/atomicfile"
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // Config is the shape of a model. JSON uses Hugging Face GPT-2 keys.
@@ -179,9 +181,12 @@ func WriteConfig(path string, c Config) error {
 	return writeAtomic(path, append(data, '\n'))
 }
 
+// maxConfigFile bounds config.json (a real one is under 2 KB).
+const maxConfigFile = 1 << 20
+
 // ReadConfig reads a Hugging Face GPT-2 config.json.
 func ReadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadRegular(context.Background(), path, maxConfigFile) // a FIFO or a device is refused, never waited on
 	if err != nil {
 		return Config{}, fmt.Errorf("gpt: read config: %w", err)
 	}

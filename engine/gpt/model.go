@@ -150,10 +150,11 @@ type activations struct {
 	logits, probs, losses nn.Buffer // (B,T,V), (B,T,V), (B,T)
 }
 
-// newActivations allocates them with att of (B,NH,T,T) floats, which
-// AttentionStep needs on every backend (the sampler).
+// newActivations allocates them for the sampler: att holds the (B,NH,T,T)
+// floats AttentionStep needs on every backend, or what the backend's
+// AttentionForward needs (its prefills) if that is more.
 func newActivations(be nn.Backend, c Config, B, T int) *activations {
-	return newActivationsAtt(be, c, B, T, B*c.NHead*T*T)
+	return newActivationsAtt(be, c, B, T, max(B*c.NHead*T*T, nn.AttentionScratch(be, B, T, c.NEmbd, c.NHead)))
 }
 
 // newActivationsAtt allocates them with att of attSize floats per layer
@@ -312,7 +313,7 @@ func (m *Model) ensureActs(B, T int) {
 		m.be.Free(m.dacts.all)
 		m.dacts = nil
 	}
-	m.acts = newActivationsAtt(m.be, m.Config, B, T, nn.AttentionScratch(m.be, B, T, m.Config.NHead))
+	m.acts = newActivationsAtt(m.be, m.Config, B, T, nn.AttentionScratch(m.be, B, T, m.Config.NEmbd, m.Config.NHead))
 	m.lossHost = make([]float32, B*T)
 }
 
@@ -369,18 +370,30 @@ func forward(be nn.Backend, c Config, p *paramViews, a *activations, tokens, tar
 	eps := float32(c.LayerNormEps)
 	be.EncoderForward(a.encoded, p.wte, p.wpe, tokens, B, T, C) // (B,T,C)
 	residual := a.encoded
+	// A backend with fused epilogues writes res2, fch, fchGelu and res3 in
+	// fewer kernels (attproj and fcproj are then not written).
+	ff, fused := be.(nn.FusedForward)
 	for l := 0; l < c.NLayer; l++ {
 		w, h := &p.h[l], &a.h[l]
 		be.LayerNormForward(h.ln1, h.ln1Mean, h.ln1Rstd, residual, w.ln1w, w.ln1b, N, C, eps) // (B,T,C)
 		be.MatmulForward(h.qkv, h.ln1, w.qkvw, w.qkvb, N, C, 3*C, false)                      // (B,T,3C)
 		be.AttentionForward(h.atty, h.att, h.qkv, B, T, C, NH)                                // (B,T,C)
-		be.MatmulForward(h.attproj, h.atty, w.attprojw, w.attprojb, N, C, C, false)           // (B,T,C)
-		be.Add(h.res2, residual, h.attproj, N*C)
+		if fused {
+			ff.MatmulResidualForward(h.res2, residual, h.atty, w.attprojw, w.attprojb, N, C, C)
+		} else {
+			be.MatmulForward(h.attproj, h.atty, w.attprojw, w.attprojb, N, C, C, false) // (B,T,C)
+			be.Add(h.res2, residual, h.attproj, N*C)
+		}
 		be.LayerNormForward(h.ln2, h.ln2Mean, h.ln2Rstd, h.res2, w.ln2w, w.ln2b, N, C, eps)
-		be.MatmulForward(h.fch, h.ln2, w.fcw, w.fcb, N, C, 4*C, false) // (B,T,4C)
-		be.GeluForward(h.fchGelu, h.fch, N*4*C)
-		be.MatmulForward(h.fcproj, h.fchGelu, w.fcprojw, w.fcprojb, N, 4*C, C, false) // (B,T,C)
-		be.Add(h.res3, h.res2, h.fcproj, N*C)
+		if fused {
+			ff.MatmulGeluForward(h.fch, h.fchGelu, h.ln2, w.fcw, w.fcb, N, C, 4*C)
+			ff.MatmulResidualForward(h.res3, h.res2, h.fchGelu, w.fcprojw, w.fcprojb, N, 4*C, C)
+		} else {
+			be.MatmulForward(h.fch, h.ln2, w.fcw, w.fcb, N, C, 4*C, false) // (B,T,4C)
+			be.GeluForward(h.fchGelu, h.fch, N*4*C)
+			be.MatmulForward(h.fcproj, h.fchGelu, w.fcprojw, w.fcprojb, N, 4*C, C, false) // (B,T,C)
+			be.Add(h.res3, h.res2, h.fcproj, N*C)
+		}
 		residual = h.res3
 	}
 	if lastOnly {

@@ -79,6 +79,7 @@ type Sampler struct {
 	prob   []float64
 
 	compact *compactState // NewCompactSampler: steps on the host with int8 weights
+	dec     nn.DecodePlan // the backend's own decoding step (nn.Decoder), if it has one
 }
 
 // orderedBits maps a float32 to a uint32 of the same order (-0 counts as +0,
@@ -106,8 +107,22 @@ func (m *Model) NewSampler(window int) *Sampler {
 	}
 	window = max(window, 2)
 	V := c.VocabSize
-	return &Sampler{m: m, W: window, a: newActivations(m.be, c, 1, window), tok1: make([]int32, 1),
+	s := &Sampler{m: m, W: window, a: newActivations(m.be, c, 1, window), tok1: make([]int32, 1),
 		toks: make([]int32, window), logits: make([]float32, V), mask: make([]bool, V), idx: make([]int32, V), keys: make([]uint64, V), prob: make([]float64, V)}
+	if d, ok := m.be.(nn.Decoder); ok {
+		dm := nn.DecodeModel{C: c.NEmbd, NH: c.NHead, V: V, T: window, Eps: float32(c.LayerNormEps),
+			WTE: m.p.wte, WPE: m.p.wpe, LNFW: m.p.lnfw, LNFB: m.p.lnfb}
+		for l := range m.p.h {
+			w := &m.p.h[l]
+			dm.Layers = append(dm.Layers, nn.DecodeLayer{LN1W: w.ln1w, LN1B: w.ln1b, QKVW: w.qkvw, QKVB: w.qkvb,
+				ProjW: w.attprojw, ProjB: w.attprojb, LN2W: w.ln2w, LN2B: w.ln2b, FCW: w.fcw, FCB: w.fcb,
+				FCProjW: w.fcprojw, FCProjB: w.fcprojb, QKV: s.a.h[l].qkv})
+		}
+		if p, ok := d.DecodePlan(dm); ok {
+			s.dec = p
+		}
+	}
+	return s
 }
 
 // Compact reports whether the sampler steps with compact weights
@@ -156,6 +171,12 @@ func (s *Sampler) Step(tok uint16) ([]float32, error) {
 	}
 	if s.compact != nil {
 		s.compactStep(tok)
+		s.toks[s.pos] = int32(tok)
+		s.pos++
+		return s.logits, nil
+	}
+	if s.dec != nil {
+		s.dec.Step(int(tok), s.pos, s.logits)
 		s.toks[s.pos] = int32(tok)
 		s.pos++
 		return s.logits, nil

@@ -2,11 +2,13 @@ package midi
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"sync"
+
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // Limits of what Parse takes. Real files are far below them (POP909's
@@ -22,16 +24,29 @@ const (
 
 // ReadFile reads and parses the Standard MIDI File at path. Errors name the
 // path (see Parse). A file over MaxFileSize is refused before it is read.
-func ReadFile(path string) (*Score, error) {
-	f, err := os.Open(path)
+// It is ReadFileContext without a way to stop.
+func ReadFile(path string) (*Score, error) { return ReadFileContext(context.Background(), path) }
+
+// ReadFileContext reads and parses the Standard MIDI File at path: a
+// regular file, or a stream (a named pipe, /dev/stdin, a terminal) read to
+// its end. It never waits on the open (userfile.Open: a FIFO with no writer
+// reads as empty), reads at most MaxFileSize bytes (a larger regular file
+// is refused before it is read, a stream that goes on is cut off: both
+// ErrUnsupported), and returns ctx's error when ctx ends while a stream
+// waits for data. Folders and block devices are refused.
+func ReadFileContext(ctx context.Context, path string) (*Score, error) {
+	f, fi, err := userfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("midi: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > MaxFileSize {
+	if fi.Mode().IsRegular() && fi.Size() > MaxFileSize {
 		return nil, &Error{File: path, Track: -1, Offset: -1, Err: fmt.Errorf("%w: %d bytes, more than the %d MB a MIDI file may have", ErrUnsupported, fi.Size(), MaxFileSize>>20)}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err := userfile.ReadAll(ctx, f, path, MaxFileSize)
+	if errors.Is(err, userfile.ErrTooLarge) {
+		return nil, &Error{File: path, Track: -1, Offset: -1, Err: fmt.Errorf("%w: a %s of more than the %d MB a MIDI file may have", ErrUnsupported, userfile.Kind(fi.Mode()), MaxFileSize>>20)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("midi: %w", err)
 	}

@@ -137,18 +137,32 @@ type Backend interface {
 var ErrNoBackend = errors.New("nn: backend not available")
 
 // AttentionScratcher is implemented by a backend whose AttentionForward and
-// AttentionBackward keep less than the (B,NH,T,T) weights in att (the CUDA
-// backend keeps one log-sum-exp per row). AttentionStep still takes the
-// full (NH,T,T) scratch.
+// AttentionBackward keep something else than the (B,NH,T,T) weights in att
+// (the CUDA backend keeps one log-sum-exp per row, and for its tensor-core
+// kernels a bf16 copy of the output and the backward's row dots).
+// AttentionStep still takes the full (NH,T,T) scratch.
 type AttentionScratcher interface {
-	AttentionScratch(B, T, NH int) int
+	AttentionScratch(B, T, C, NH int) int
+}
+
+// FusedForward is implemented by a backend that does parts of a block's
+// forward pass in fewer kernels (the CUDA backend: its products' epilogues).
+// engine/gpt uses it when the backend has it; the results are those of the
+// Backend calls each replaces.
+type FusedForward interface {
+	// MatmulGeluForward: pre (N,OC) = inp·W + bias (kept for GeluBackward),
+	// out = gelu(pre): MatmulForward then GeluForward.
+	MatmulGeluForward(pre, out, inp, w, bias Buffer, N, C, OC int)
+	// MatmulResidualForward: out (N,OC) = res + inp·W + bias: MatmulForward
+	// into a scratch then Add, without the scratch.
+	MatmulResidualForward(out, res, inp, w, bias Buffer, N, C, OC int)
 }
 
 // AttentionScratch is the length of the att buffer AttentionForward and
-// AttentionBackward need on be: B·NH·T·T unless the backend says less.
-func AttentionScratch(be Backend, B, T, NH int) int {
+// AttentionBackward need on be: B·NH·T·T unless the backend says otherwise.
+func AttentionScratch(be Backend, B, T, C, NH int) int {
 	if s, ok := be.(AttentionScratcher); ok {
-		return s.AttentionScratch(B, T, NH)
+		return s.AttentionScratch(B, T, C, NH)
 	}
 	return B * NH * T * T
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/amtstudio/amt/engine/cluster"
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // Report is the outcome of a run.
@@ -45,10 +46,27 @@ type Report struct {
 	// they were written.
 	Rebarred      int      `json:"rebarred"`
 	RebarredFiles []string `json:"rebarred_files,omitempty"`
+
+	// Skipped counts the entries named like MIDI files that are not
+	// regular files, nor symlinks to one (a named pipe, a device, a
+	// socket, a dangling symlink, a loop): they are never opened (a FIFO
+	// would wait for a writer forever, /dev/zero never ends).
+	// SkippedFiles lists the first MaxSkippedFiles with their kind.
+	Skipped      int           `json:"skipped"`
+	SkippedFiles []SkippedFile `json:"skipped_files,omitempty"`
+}
+
+// SkippedFile is an entry a scan left out, and what it is.
+type SkippedFile struct {
+	Path string `json:"path"` // slash-separated, relative to the root
+	Kind string `json:"kind"` // e.g. "named pipe (FIFO)", "symlink to a character device"
 }
 
 // MaxRebarredFiles bounds Report.RebarredFiles.
 const MaxRebarredFiles = 200
+
+// MaxSkippedFiles bounds Report.SkippedFiles.
+const MaxSkippedFiles = 200
 
 // rebarred reports whether an item's metadata says its score was re-barred:
 // a midi.Metadata from this run, or its JSON from the mmap cache.
@@ -109,7 +127,9 @@ func Run(ctx context.Context, cfg Config, proc Processor, sink Sink) (*Report, e
 
 	// scan
 	t0 := time.Now()
-	files, err := scan(cfg.Root)
+	files, skipped, err := scan(ctx, cfg.Root)
+	rep.Skipped = len(skipped)
+	rep.SkippedFiles = skipped[:min(len(skipped), MaxSkippedFiles)]
 	scanSt.Workers = 1
 	scanSt.BusySeconds = time.Since(t0).Seconds()
 	scanSt.Items = len(files)
@@ -169,7 +189,7 @@ func Run(ctx context.Context, cfg Config, proc Processor, sink Sink) (*Report, e
 		}
 	}()
 	stage(ctx2, &wg, readSt, cfg.Workers.Read, readIn, readOut, nil, func(it *Item) int64 {
-		return readItem(it, sink, pc)
+		return readItem(ctx2, it, sink, pc)
 	})
 	parseIn := (<-chan *Item)(readOut)
 	if cfg.Mode == Preload {
@@ -265,12 +285,19 @@ func Run(ctx context.Context, cfg Config, proc Processor, sink Sink) (*Report, e
 	return finish(serr)
 }
 
-// scan lists the MIDI files under root, sorted by path.
-func scan(root string) ([]*Item, error) {
+// scan lists the MIDI files under root, sorted by path: regular files and
+// symlinks to regular files (described by their target). Other entries
+// with a MIDI name are returned as skipped, with their kind
+// (userfile.Skip), and never opened. Symlinks to folders are not followed.
+func scan(ctx context.Context, root string) ([]*Item, []SkippedFile, error) {
 	var out []*Item
+	var skipped []SkippedFile
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("pipeline: scan %s: %w", p, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		if d.IsDir() {
 			return nil
@@ -280,20 +307,22 @@ func scan(root string) ([]*Item, error) {
 		default:
 			return nil
 		}
-		info, err := d.Info()
-		if err != nil {
-			return fmt.Errorf("pipeline: scan %s: %w", p, err)
-		}
 		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return err
+		}
+		why, info := userfile.Skip(p, d)
+		if why != "" {
+			skipped = append(skipped, SkippedFile{Path: filepath.ToSlash(rel), Kind: why})
+			return nil
 		}
 		out = append(out, &Item{Path: filepath.ToSlash(rel), Abs: p, Size: info.Size(),
 			ModTime: info.ModTime().UnixNano(), StyleIndex: -1})
 		return nil
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, err
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return out, skipped, err
 }
 
 // MaxFileSize is the largest file ingestion reads (midi.MaxFileSize, which
@@ -301,13 +330,15 @@ func scan(root string) ([]*Item, error) {
 const MaxFileSize = 64 << 20
 
 // readItem reads and hashes a file; same content as stored marks it
-// touched, a cache hit fills it.
-func readItem(it *Item, sink Sink, pc *cache) int64 {
+// touched, a cache hit fills it. Only a regular file is read (one the scan
+// found may have been replaced since: it is opened without blocking and
+// checked as opened), at most MaxFileSize bytes, until ctx ends.
+func readItem(ctx context.Context, it *Item, sink Sink, pc *cache) int64 {
 	if fi, err := os.Stat(it.Abs); err == nil && fi.Size() > MaxFileSize {
 		it.Err = fmt.Errorf("%s: %d bytes, more than the %d MB a file may have", it.Path, fi.Size(), MaxFileSize>>20)
 		return 0
 	}
-	data, err := os.ReadFile(it.Abs)
+	data, err := userfile.ReadRegular(ctx, it.Abs, MaxFileSize)
 	if err != nil {
 		it.Err = fmt.Errorf("%s: %w", it.Path, err)
 		return 0

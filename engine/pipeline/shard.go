@@ -50,17 +50,15 @@ func WriteShard(dir, name string, pieces [][]uint16) (ShardFile, error) {
 	}
 	idxTmp, err := writeTemp(idxPath, func(w io.Writer) error { _, err := w.Write(idx); return err })
 	if err != nil {
-		os.Remove(binTmp)
+		atomicfile.Discard(binTmp)
 		return ShardFile{}, err
 	}
 	// Both files are synced; rename them and sync the folder once.
-	if err := os.Rename(binTmp, binPath); err != nil {
-		os.Remove(binTmp)
-		os.Remove(idxTmp)
+	if err := atomicfile.Rename(binTmp, binPath); err != nil {
+		atomicfile.Discard(idxTmp)
 		return ShardFile{}, fmt.Errorf("pipeline: write %s: %w", binPath, err)
 	}
-	if err := os.Rename(idxTmp, idxPath); err != nil {
-		os.Remove(idxTmp)
+	if err := atomicfile.Rename(idxTmp, idxPath); err != nil {
 		return ShardFile{}, fmt.Errorf("pipeline: write %s: %w", idxPath, err)
 	}
 	atomicfile.SyncDir(dir)

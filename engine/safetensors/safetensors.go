@@ -6,11 +6,13 @@
 // offset is checked against the file size before a byte of tensor data is
 // read, so no input makes it panic or allocate beyond the file.
 //
-// It imports only the standard library and engine/atomicfile.
+// It imports only the standard library, engine/atomicfile and
+// engine/userfile.
 package safetensors
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -22,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/amtstudio/amt/engine/atomicfile"
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // ErrFormat marks a safetensors file that is malformed (engine/gpt also
@@ -57,10 +60,15 @@ func dtypeSize(dt string) int {
 	return 0
 }
 
+// MaxFile bounds a safetensors file: 64 GiB, far above a checkpoint of
+// gpt.MaxParams with its optimizer moments; it keeps a stream or a huge
+// file from being read without end.
+const MaxFile = 64 << 30
+
 // Read reads and validates a safetensors file; it returns the tensors by
 // name and the __metadata__ strings.
 func Read(path string) (map[string]Tensor, map[string]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadRegular(context.Background(), path, MaxFile) // a FIFO or a device is refused, never waited on
 	if err != nil {
 		return nil, nil, fmt.Errorf("safetensors: read %s: %w", path, err)
 	}

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,12 +56,16 @@ var (
 // LoadSoundFontCached is LoadSoundFont keeping the parsed bank for later
 // calls with the same path (a SoundFont is immutable once parsed).
 func LoadSoundFontCached(path string) (*SoundFont, error) {
+	return loadSoundFontCached(context.Background(), path)
+}
+
+func loadSoundFontCached(ctx context.Context, path string) (*SoundFont, error) {
 	cacheMu.Lock()
 	defer cacheMu.Unlock()
 	if sf, ok := cache[path]; ok {
 		return sf, nil
 	}
-	sf, err := LoadSoundFont(path)
+	sf, err := LoadSoundFontContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +85,12 @@ func New(soundFont string, builtin bool, opts Options) (r Renderer, warn, err er
 	if builtin {
 		return NewBuiltinRenderer(opts), nil, nil
 	}
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if soundFont != "" {
-		sf, err := LoadSoundFontCached(soundFont)
+		sf, err := loadSoundFontCached(ctx, soundFont)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -92,7 +101,10 @@ func New(soundFont string, builtin bool, opts Options) (r Renderer, warn, err er
 	}
 	var errs []string
 	for _, p := range FindSoundFonts(SystemSoundFontDir) {
-		sf, err := LoadSoundFontCached(p)
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("synth: %w", err)
+		}
+		sf, err := loadSoundFontCached(ctx, p)
 		if err != nil {
 			errs = append(errs, err.Error())
 			continue

@@ -1,13 +1,15 @@
 package synth
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"unsafe"
+
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // ErrNotSoundFont is returned (wrapped) for input that is not a RIFF sfbk
@@ -150,9 +152,18 @@ var notAtPresetLevel = func() (m [genCount]bool) {
 	return m
 }()
 
+// MaxSoundFontFile bounds a SoundFont file (FluidR3_GM is 141 MB; the
+// largest General MIDI banks are about 1 GB).
+const MaxSoundFontFile = 2 << 30
+
 // LoadSoundFont reads and parses a .sf2 file.
 func LoadSoundFont(path string) (*SoundFont, error) {
-	data, err := os.ReadFile(path)
+	return LoadSoundFontContext(context.Background(), path)
+}
+
+// LoadSoundFontContext is LoadSoundFont stopped by ctx while it reads.
+func LoadSoundFontContext(ctx context.Context, path string) (*SoundFont, error) {
+	data, err := userfile.ReadRegular(ctx, path, MaxSoundFontFile) // a FIFO or a device is refused, never waited on
 	if err != nil {
 		return nil, fmt.Errorf("synth: soundfont %s: %w", path, err)
 	}

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -12,6 +13,9 @@ type Options struct {
 	Gain       float64 // master gain before the output limiter; 0 means the synthesizer's default
 	Reverb     bool    // add the reverb send bus
 	Chorus     bool    // add the chorus send bus
+	// Context, when set, stops New while it reads a SoundFont (a large
+	// one takes seconds on a busy disk); nil never stops it.
+	Context context.Context
 }
 
 func (o Options) withDefaults(gain float64) Options {

@@ -3,11 +3,13 @@ package text
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // abcTune is the header of one tune of an ABC tune book.
@@ -211,7 +213,7 @@ func bookTuneType(stem string) (typ, collection string) {
 // parent (the Nottingham layout keeps the books in abc/ beside the MIDI
 // files).
 func (c *Collector) loadABC(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadRegular(context.Background(), path, MaxTextFile)
 	if err != nil {
 		return fmt.Errorf("text: abc %s: %w", c.rel(path), err)
 	}
@@ -282,7 +284,7 @@ type obmEntry struct {
 // loadOBM reads an OpenTTD music-set description: the [names] section maps
 // each MIDI file to its title; [metadata] name is the set's name.
 func (c *Collector) loadOBM(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadRegular(context.Background(), path, MaxTextFile)
 	if err != nil {
 		return fmt.Errorf("text: obm %s: %w", c.rel(path), err)
 	}

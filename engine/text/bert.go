@@ -1,14 +1,16 @@
 package text
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // BERTConfig holds the Hugging Face BertConfig keys the encoder uses.
@@ -68,7 +70,7 @@ func LoadBERT(dir string) (*BERT, error) {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrBERT, dir, fmt.Sprintf(format, a...))
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	raw, err := userfile.ReadRegular(context.Background(), filepath.Join(dir, "config.json"), MaxTextFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBERT, err)
 	}
@@ -98,7 +100,7 @@ func LoadBERT(dir string) (*BERT, error) {
 		return nil, fail("hidden_act %q not supported (gelu, gelu_new, relu)", cfg.HiddenAct)
 	}
 	lower := true
-	if tc, err := os.ReadFile(filepath.Join(dir, "tokenizer_config.json")); err == nil {
+	if tc, err := userfile.ReadRegular(context.Background(), filepath.Join(dir, "tokenizer_config.json"), MaxTextFile); err == nil {
 		var t struct {
 			DoLower *bool `json:"do_lower_case"`
 		}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // PieceInfo is what is known of one piece besides its notes. Every field is
@@ -139,6 +140,15 @@ func NewCollector(root string, opts CollectorOptions) (*Collector, error) {
 		}
 		name := d.Name()
 		ext := strings.ToLower(filepath.Ext(name))
+		switch ext {
+		case ".csv", ".abc", ".obm", ".txt", ".json":
+			// Only regular files are read: a FIFO named index.csv
+			// would wait for a writer forever.
+			if why, _ := userfile.Skip(p, d); why != "" {
+				c.notes = append(c.notes, fmt.Sprintf("%s: skipped: %s", c.rel(p), why))
+				return nil
+			}
+		}
 		switch ext {
 		case ".mid", ".midi":
 			for _, k := range c.lookupKeys(p) {

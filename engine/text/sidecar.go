@@ -1,16 +1,24 @@
 package text
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // maxSidecar bounds a sidecar file; larger ones are not descriptions.
 const maxSidecar = 1 << 20
+
+// MaxTextFile bounds a metadata table, an ABC book or a music-set file the
+// collector reads (the largest real one, Nottingham's ABC books, is
+// under 1 MB).
+const MaxTextFile = 64 << 20
 
 // maxDescription bounds the free text kept from a sidecar.
 const maxDescription = 1000
@@ -40,7 +48,7 @@ func readSidecar(path string, info *PieceInfo) error {
 	if st.Size() > maxSidecar {
 		return fmt.Errorf("text: sidecar %s: %d bytes is too large for a description", filepath.Base(path), st.Size())
 	}
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadRegular(context.Background(), path, maxSidecar) // a FIFO named song.txt is refused, not waited on
 	if err != nil {
 		return fmt.Errorf("text: sidecar %s: %w", filepath.Base(path), err)
 	}

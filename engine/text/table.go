@@ -3,13 +3,15 @@ package text
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // table is a metadata CSV: one row per piece, one column naming the file.
@@ -48,7 +50,7 @@ func normHeader(h string) string {
 // byte-order mark) and indexes its rows by the key column: keyColumn when
 // given, else the column whose values match the most of midiKeys.
 func loadTable(path, scope, keyColumn string, midiKeys map[string]bool) (*table, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadRegular(context.Background(), path, MaxTextFile)
 	if err != nil {
 		return nil, fmt.Errorf("text: metadata table %s: %w", path, err)
 	}

@@ -3,9 +3,10 @@ package text
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"strings"
 	"unicode"
+
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // WordPiece is BERT's tokenizer: a basic tokenizer (clean-up, CJK
@@ -23,7 +24,7 @@ type WordPiece struct {
 // LoadWordPiece reads a vocab.txt (one token a line, the line number is its
 // id). lower turns on lower-casing and accent stripping (uncased models).
 func LoadWordPiece(path string, lower bool) (*WordPiece, error) {
-	f, err := os.Open(path)
+	f, _, err := userfile.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("text: vocabulary: %w", err)
 	}

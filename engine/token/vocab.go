@@ -1,16 +1,17 @@
 package token
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/amtstudio/amt/engine/atomicfile"
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // VocabVersion is the version of the vocabulary layout written by Save.
@@ -696,9 +697,12 @@ func ParseVocab(data []byte) (*Vocab, error) {
 	return v, nil
 }
 
+// MaxVocabFile bounds a vocabulary file (ours are about 30 KB).
+const MaxVocabFile = 64 << 20
+
 // LoadVocab reads a vocabulary file written by Save.
 func LoadVocab(path string) (*Vocab, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadRegular(context.Background(), path, MaxVocabFile)
 	if err != nil {
 		return nil, fmt.Errorf("token: load vocabulary: %w", err)
 	}

@@ -11,6 +11,7 @@
 package train
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,6 +20,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/amtstudio/amt/engine/userfile"
 )
 
 // ErrBadShard marks a token shard whose files are malformed.
@@ -26,6 +29,10 @@ var ErrBadShard = errors.New("train: bad shard")
 
 // ErrNoData marks a data folder without usable pieces.
 var ErrNoData = errors.New("train: no training data")
+
+// MaxIndexBytes bounds a shard's .idx file (8 bytes a piece: 128 M
+// pieces).
+const MaxIndexBytes = 1 << 30
 
 // Shard is one memory-mapped token shard: NAME.bin (uint16 LE tokens, pieces
 // concatenated) and NAME.idx (uint64 LE offsets of each piece, then the
@@ -41,7 +48,7 @@ type Shard struct {
 // at 0, never decrease, and end at the token count of the .bin file.
 func OpenShard(binPath string) (*Shard, error) {
 	idxPath := strings.TrimSuffix(binPath, ".bin") + ".idx"
-	idx, err := os.ReadFile(idxPath)
+	idx, err := userfile.ReadRegular(context.Background(), idxPath, MaxIndexBytes)
 	if err != nil {
 		return nil, fmt.Errorf("train: shard %s: %w", binPath, err)
 	}
@@ -52,7 +59,7 @@ func OpenShard(binPath string) (*Shard, error) {
 	for i := range starts {
 		starts[i] = binary.LittleEndian.Uint64(idx[8*i:])
 	}
-	f, err := os.Open(binPath)
+	f, _, err := userfile.OpenRegular(binPath) // a FIFO or a device is no shard
 	if err != nil {
 		return nil, fmt.Errorf("train: shard %s: %w", binPath, err)
 	}
@@ -103,7 +110,9 @@ type Dataset struct {
 	pieces []piece
 	from   []*Shard // per piece: its shard, nil in memory
 	shards []*Shard
-	// Skipped lists MIDI files the tokenizer rejected, with the reason.
+	// Skipped lists MIDI files the tokenizer rejected, with the reason,
+	// and entries named like shards or MIDI files that are not regular
+	// files (a named pipe, a device, a dangling symlink: never opened).
 	Skipped []string
 }
 
@@ -111,7 +120,7 @@ type Dataset struct {
 // (.mid/.midi) are tokenized with tok (nil: MIDI files are an error). Every
 // token is checked against the vocabulary size.
 func OpenDir(dir string, vocab int, tok Tokenizer) (*Dataset, error) {
-	var bins, mids []string
+	var bins, mids, special []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -119,7 +128,15 @@ func OpenDir(dir string, vocab int, tok Tokenizer) (*Dataset, error) {
 		if d.IsDir() {
 			return nil
 		}
-		switch strings.ToLower(filepath.Ext(p)) {
+		ext := strings.ToLower(filepath.Ext(p))
+		if ext != ".bin" && ext != ".mid" && ext != ".midi" {
+			return nil
+		}
+		if why, _ := userfile.Skip(p, d); why != "" { // never opened: a FIFO would wait for a writer forever
+			special = append(special, fmt.Sprintf("%s: skipped: %s", p, why))
+			return nil
+		}
+		switch ext {
 		case ".bin":
 			bins = append(bins, p)
 		case ".mid", ".midi":
@@ -132,7 +149,7 @@ func OpenDir(dir string, vocab int, tok Tokenizer) (*Dataset, error) {
 	}
 	sort.Strings(bins)
 	sort.Strings(mids)
-	ds := &Dataset{}
+	ds := &Dataset{Skipped: special}
 	for _, b := range bins {
 		s, err := OpenShard(b)
 		if err != nil {
@@ -238,23 +255,24 @@ func (d *Dataset) Split(valFrac float64, seed uint64) (train, val *Split) {
 		if float64(h>>11)/float64(1<<53) < valFrac {
 			side = val
 		}
-		side.add(p)
+		side.add(p, d.from[i])
 		if d.from[i] != nil {
 			side.addShard(d.from[i])
 		}
 	}
 	if len(d.pieces) >= 2 && valFrac > 0 {
 		if len(val.pieces) == 0 {
-			moved := train.pieces[len(train.pieces)-1]
-			val.add(moved)
-			train.pieces, train.cum = train.pieces[:len(train.pieces)-1], train.cum[:len(train.cum)-1]
+			last := len(train.pieces) - 1
+			moved := train.pieces[last]
+			val.add(moved, train.from[last])
+			train.pieces, train.from, train.cum = train.pieces[:last], train.from[:last], train.cum[:last]
 			train.total -= moved.len() // a window must not run past the last piece (found by FuzzShard)
 		}
 		if len(train.pieces) == 0 {
-			train.add(val.pieces[0])
+			train.add(val.pieces[0], val.from[0])
 			val = &Split{pieces: nil}
-			for _, p := range d.pieces[1:] {
-				val.add(p)
+			for i, p := range d.pieces[1:] {
+				val.add(p, d.from[i+1])
 			}
 		}
 		// A moved piece's shard: both sides may read every shard.
@@ -277,7 +295,8 @@ func mix(z uint64) uint64 {
 // Split is a set of pieces seen as one concatenated token stream.
 type Split struct {
 	pieces []piece
-	cum    []int // cum[i] = tokens before piece i
+	from   []*Shard // per piece: its shard, nil in memory
+	cum    []int    // cum[i] = tokens before piece i
 	total  int
 	shards []*Shard // the mapped shards its pieces live in
 }
@@ -291,8 +310,9 @@ func (s *Split) addShard(sh *Shard) {
 	s.shards = append(s.shards, sh)
 }
 
-func (s *Split) add(p piece) {
+func (s *Split) add(p piece, from *Shard) {
 	s.pieces = append(s.pieces, p)
+	s.from = append(s.from, from)
 	s.cum = append(s.cum, s.total)
 	s.total += p.len()
 }

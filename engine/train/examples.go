@@ -1,6 +1,9 @@
 package train
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"path/filepath"
+)
 
 // Examples builds training examples other than random windows of the token
 // stream: engine/train/condition makes each one an attribute prefix, a
@@ -23,4 +26,28 @@ func (s *Split) AppendPiece(dst []uint16, i int) []uint16 {
 		dst = append(dst, binary.LittleEndian.Uint16(p[2*j:]))
 	}
 	return dst
+}
+
+// PieceSource names where piece i came from: the name of the folder holding
+// its shard (one dataset export per folder: "pop909" for DATA/pop909/x.bin),
+// or "" for a piece tokenized in memory. condition.Options.SourceWeight
+// reads it.
+func (s *Split) PieceSource(i int) string {
+	return sourceOf(s.from[i])
+}
+
+func sourceOf(sh *Shard) string {
+	if sh == nil {
+		return ""
+	}
+	return filepath.Base(filepath.Dir(sh.Name))
+}
+
+// Sources counts the pieces of each source (see Split.PieceSource).
+func (d *Dataset) Sources() map[string]int {
+	out := map[string]int{}
+	for _, sh := range d.from {
+		out[sourceOf(sh)]++
+	}
+	return out
 }

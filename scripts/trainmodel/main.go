@@ -1,29 +1,28 @@
 // Command trainmodel trains the default text-to-music model (issue 8) on
 // the token shards of ingested corpora with conditioned examples
-// (engine/train/condition), and exports it in float16 for assets/model.
+// (engine/train/condition), on the CPU or a GPU, and exports it in float16
+// for assets/model.
 //
 //	go run ./scripts/trainmodel --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T]
+//	                            [--device auto|cpu|cuda] [--precision bf16|tf32|fp32] [--loader-workers N] [--prefetch N]
 //	go run ./scripts/trainmodel --export FROM --to assets/model
 //
 // DIR is walked for NAME.bin/NAME.idx shard pairs (several dataset exports
 // side by side). Each logged step goes to OUT/log.jsonl as a JSON line.
-// make model runs the whole recipe (scripts/make_model.sh).
+// make model runs the whole recipe (scripts/make_model.sh; DEVICE=cuda on a
+// GPU). For a GPU machine without Go, scripts/gpu/build-trainmodel.sh builds
+// a copy that needs only libc (docs/GPU.md, "Training the default model on a
+// GPU").
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
-	"time"
 
-	"github.com/amtstudio/amt/engine/gpt"
-	"github.com/amtstudio/amt/engine/nn/cpu"
-	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/engine/train"
 	"github.com/amtstudio/amt/engine/train/condition"
 )
@@ -47,7 +46,12 @@ func main() {
 	to := flag.String("to", "assets/model", "export destination")
 	startProb := flag.Float64("start-prob", -1, "share of examples that open their piece (default: condition.DefaultOptions, 0.2)")
 	keyLabels := flag.String("key-labels", "piece", "KEY labels of the examples: piece (the piece's key, as the shipped model) or window (each window's estimated key; docs/MODEL.md)")
+	sourceWeights := flag.String("source-weight", "", "sampling weight of the pieces of a source (the folder of its shards under --data): NAME=W[,NAME=W…], e.g. arranged=0.25; others 1 (condition.Options.SourceWeight)")
 	keyFrame := flag.String("key-frame", "absolute", "pitch frame of the examples: absolute (every key, KEY names tonic and mode) or tonic (every window moved to C major or A minor, KEY names the mode; condition.Options.TonicFrame)")
+	dev := flag.String("device", "auto", "where to train: auto (a GPU when the CUDA backend opens, else the CPU), cpu, or cuda (an error without a GPU)")
+	precision := flag.String("precision", "", "the GPU's matrix products: bf16 (default), tf32 or fp32 (master weights and optimizer stay fp32)")
+	loaders := flag.Int("loader-workers", 0, "goroutines building batches (0: 1 on the CPU, 3/4 of the cores on a GPU); the batches are the same with any number")
+	prefetch := flag.Int("prefetch", 0, "batches built ahead (0: 2 on the CPU, one per loader worker on a GPU)")
 	flag.Parse()
 	if *export != "" {
 		if err := exportModel(*export, *to); err != nil {
@@ -60,145 +64,24 @@ func main() {
 		fmt.Fprintln(os.Stderr, "trainmodel: --data and --out are required")
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	co := condition.DefaultOptions()
-	if *startProb >= 0 {
-		if *startProb+co.EndProb > 1 {
-			fmt.Fprintf(os.Stderr, "trainmodel: --start-prob %g: with the endings' %g it passes 1\n", *startProb, co.EndProb)
+	for _, err := range []error{co.SetStartProb(*startProb), co.SetKeyLabels(*keyLabels), co.SetKeyFrame(*keyFrame), co.SetSourceWeights(*sourceWeights)} {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "trainmodel:", err)
 			os.Exit(2)
 		}
-		co.StartProb = *startProb
 	}
-	switch *keyLabels {
-	case "window":
-		co.WindowKey = true
-	case "piece":
-		co.WindowKey = false
-	default:
-		fmt.Fprintf(os.Stderr, "trainmodel: --key-labels %q: want window or piece\n", *keyLabels)
-		os.Exit(2)
-	}
-	switch *keyFrame {
-	case "tonic":
-		co.TonicFrame = true
-	case "absolute":
-		co.TonicFrame = false
-	default:
-		fmt.Fprintf(os.Stderr, "trainmodel: --key-frame %q: want absolute or tonic\n", *keyFrame)
-		os.Exit(2)
-	}
-	if err := run(ctx, *data, *out, *preset, *initDir, co, train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen,
-		LR: *lr, Warmup: *warmup, WeightDecay: 0.1, Clip: 1, ValEvery: *valEvery, ValFrac: 0.03, ValBatches: 8,
-		Checkpoint: *ckEvery, Seed: *seed, SplitSeed: *splitSeed, OutDir: *out, Resume: *resume}); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c := config{Data: *data, Out: *out, Preset: *preset, Init: *initDir, Device: *dev, Precision: *precision, Cond: co,
+		Train: train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen, LR: *lr, Warmup: *warmup, WeightDecay: 0.1, Clip: 1,
+			ValEvery: *valEvery, ValFrac: valFrac, ValBatches: 8, Checkpoint: *ckEvery, Seed: *seed, SplitSeed: *splitSeed,
+			Resume: *resume, LoaderWorkers: *loaders, Prefetch: *prefetch}}
+	if _, err := run(ctx, c, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "trainmodel:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, data, out, preset, initDir string, co condition.Options, o train.Options) error {
-	v := token.DefaultVocab()
-	ds, err := train.OpenDir(data, v.Size(), nil)
-	if err != nil {
-		return err
-	}
-	defer ds.Close()
-	be := cpu.New()
-	defer be.Close()
-	var m *gpt.Model
-	if initDir != "" {
-		if m, err = initModel(be, initDir, v); err != nil {
-			return err
-		}
-		preset = "from " + initDir
-	} else {
-		cfg, err := gpt.Preset(preset, v.Size())
-		if err != nil {
-			return err
-		}
-		cfg.BOS, cfg.EOS = int(v.BOS), int(v.EOS)
-		if m, err = gpt.New(be, cfg); err != nil {
-			return err
-		}
-		m.Init(o.Seed)
-	}
-	if co.TonicFrame {
-		m.Config.KeyFrame = gpt.KeyFrameTonic
-	} else {
-		m.Config.KeyFrame = ""
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	if err := v.Save(filepath.Join(out, gpt.VocabFile)); err != nil {
-		return err
-	}
-	logf, err := os.OpenFile(filepath.Join(out, "log.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	enc := json.NewEncoder(logf)
-	start := time.Now()
-	fmt.Printf("model %s: %d parameters; data: %d pieces, %d tokens; %d steps of %d×%d\n",
-		preset, m.NumParams(), ds.Pieces(), ds.Tokens(), o.Steps, o.Batch, o.Context)
-	o.Examples = condition.New(v, co)
-	o.OnStep = func(e train.Event) {
-		type line struct {
-			train.Event
-			Elapsed float64 `json:"elapsed_s"`
-		}
-		enc.Encode(line{e, time.Since(start).Seconds()})
-		if e.Step%10 == 0 || e.ValLoss != nil {
-			val := ""
-			if e.ValLoss != nil {
-				val = fmt.Sprintf(" val %.4f", *e.ValLoss)
-			}
-			fmt.Printf("step %d/%d loss %.4f%s lr %.2e %.0f tok/s %.0fs\n", e.Step, e.Steps, e.Loss, val, e.LR, e.TokensPerSecond, time.Since(start).Seconds())
-		}
-	}
-	res, err := train.Run(ctx, m, ds, o)
-	fmt.Printf("done: %d steps in %.0fs, %.0f tokens/s, train %.4f val %.4f best val %.4f\n",
-		res.Steps, res.Seconds, res.TokensPerSecond, res.TrainLoss, res.ValLoss, res.BestValLoss)
-	return err
-}
-
-// initModel loads the model of folder dir (float16 or float32 weights) to
-// train on from, refusing one whose vocabulary is not v: its token ids would
-// mean other things.
-func initModel(be *cpu.Backend, dir string, v *token.Vocab) (*gpt.Model, error) {
-	mv, err := token.LoadVocab(filepath.Join(dir, gpt.VocabFile))
-	if err != nil {
-		return nil, err
-	}
-	if mv.Size() != v.Size() || mv.Version() != v.Version() {
-		return nil, fmt.Errorf("%s: vocabulary version %d of %d tokens, this build's is version %d of %d", dir, mv.Version(), mv.Size(), v.Version(), v.Size())
-	}
-	m, err := gpt.Load(be, dir)
-	if err != nil {
-		return nil, err
-	}
-	if c := m.Config; c.BOS != int(v.BOS) || c.EOS != int(v.EOS) {
-		return nil, fmt.Errorf("%s: BOS/EOS %d/%d, the vocabulary's are %d/%d", dir, c.BOS, c.EOS, v.BOS, v.EOS)
-	}
-	return m, nil
-}
-
-// exportModel writes the model of folder from into folder to as float16
-// safetensors, config.json and vocab.json.
-func exportModel(from, to string) error {
-	be := cpu.New()
-	defer be.Close()
-	m, err := gpt.Load(be, from)
-	if err != nil {
-		return err
-	}
-	v, err := token.LoadVocab(filepath.Join(from, gpt.VocabFile))
-	if err != nil {
-		return err
-	}
-	if err := m.Save(to, "F16"); err != nil {
-		return err
-	}
-	return v.Save(filepath.Join(to, gpt.VocabFile))
-}
+// valFrac is the share of pieces the default model holds out for validation.
+const valFrac = 0.03

@@ -39,6 +39,12 @@ type Backend struct {
 	err    error
 	allocs map[uintptr]int // base address → bytes, for Free
 
+	legacyAttn bool // Options.Attention / AMT_CUDA_ATTENTION=legacy
+
+	plans                     []*decodePlan // nn.Decoder plans (decode.go)
+	stepsGraphed, stepsDirect int
+	graphErr                  error
+
 	// scratch on the device, grown on demand
 	partials nn.Buffer // column partial sums (layer norm, bias gradients)
 	attD     nn.Buffer // attention backward D (B,NH,T)
@@ -46,10 +52,12 @@ type Backend struct {
 	sumsqN   int
 	sumsqH   []float64
 
-	// bf16 operands: per-weight cache (an entry is valid until something
-	// writes the weight's memory: Upload, Zero, AdamW, a kernel output) and
-	// two activation scratch buffers
-	wcache   map[[2]uintptr]*bfEntry
+	// bf16 operands (bf16 precision; "bf16 copies" below): mirrors of the
+	// allocations holding weights, shadows of activations written by the
+	// kernels that produce them, and two scratch buffers for the rest
+	mirrors  map[uintptr]*mirror // by allocation base
+	inAlloc  map[uintptr]uintptr // weight address → its allocation's base (lookup cache)
+	shadows  map[uintptr]*shadow // by the fp32 activation's address
 	bfA, bfB bfScratch
 
 	tokens, targets intRing
@@ -59,17 +67,43 @@ type Backend struct {
 	timingErr error // the last failure to read a stage time (not sticky)
 }
 
-type bfEntry struct {
+// mirror is a bf16 copy of a whole allocation that holds weights: made by
+// one conversion the first time a product takes a weight from it, kept
+// current by AdamWUpdate (which writes both), stale after any other write
+// into the allocation (Upload, Zero, a kernel output).
+type mirror struct {
 	dev   uintptr
 	valid bool
 }
+
+// shadow is a bf16 copy of the first n floats of an activation, written
+// by the kernel that produced the activation (layer norm, the GELU
+// epilogue, flash attention's output, the backward's layer norm, GELU and
+// cross-entropy) so that the next product takes it without a conversion
+// pass. It is stale after any other write into the activation (or, for one
+// that lives in attention scratch, into its storage).
+type shadow struct {
+	dev    uintptr
+	cap, n int // elements held, elements valid
+	valid  bool
+	owned  bool // storage allocated for it (else a view: flash attention's bf16 output)
+}
+
+// Shadows are made only for activations of at least minShadow floats (the
+// one-row products of decoding convert on the fly) and at most maxShadows
+// of them (a model has a few per layer).
+const minShadow, maxShadows = 4096, 256
 
 type bfScratch struct {
 	dev uintptr
 	n   int // capacity in bf16 elements
 }
 
-var _ nn.Backend = (*Backend)(nil)
+var (
+	_ nn.Backend      = (*Backend)(nil)
+	_ nn.FusedForward = (*Backend)(nil)
+	_ nn.Decoder      = (*Backend)(nil)
+)
 
 var (
 	loadMu     sync.Mutex
@@ -163,12 +197,18 @@ func Open(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	attn := opts.Attention
+	if attn == AttentionAuto {
+		if attn, err = ParseAttention(os.Getenv("AMT_CUDA_ATTENTION")); err != nil {
+			return nil, err
+		}
+	}
 	ctx, err := ctxRetain(dev)
 	if err != nil {
 		return nil, err
 	}
 	b := &Backend{info: info, dev: dev, ctx: ctx, prec: opts.Precision, fn: map[string]cuFunction{}, allocs: map[uintptr]int{},
-		wcache: map[[2]uintptr]*bfEntry{}, maxGx: max(1, info.SMs) * 32}
+		mirrors: map[uintptr]*mirror{}, inAlloc: map[uintptr]uintptr{}, shadows: map[uintptr]*shadow{}, maxGx: max(1, info.SMs) * 32, legacyAttn: attn == AttentionLegacy}
 	if err := b.init(ptx); err != nil {
 		b.Close()
 		return nil, err
@@ -269,11 +309,17 @@ func (b *Backend) Close() {
 			_ = streamSync(b.ctx, s)
 		}
 	}
+	for _, p := range b.plans {
+		p.free()
+	}
+	b.plans = nil
 	for p := range b.allocs {
 		_ = memFree(b.ctx, p)
 	}
 	b.allocs = nil
-	clear(b.wcache)
+	clear(b.mirrors)
+	clear(b.inAlloc)
+	clear(b.shadows)
 	b.tokens.free(b)
 	b.targets.free(b)
 	b.stages.free(b)
@@ -336,41 +382,121 @@ func (b *Backend) rawFree(p uintptr) {
 	if !ok || p == 0 {
 		return
 	}
-	// Nothing queued on either stream may still use it.
+	// bf16 copies of what the memory held go with it (a later allocation
+	// at the same address must not find them).
+	end := p + uintptr(size)
+	var stale []uintptr
+	for key, sh := range b.shadows {
+		if key >= p && key < end || !sh.owned && sh.dev >= p && sh.dev < end {
+			delete(b.shadows, key)
+			if sh.owned && sh.dev != 0 {
+				stale = append(stale, sh.dev)
+			}
+		}
+	}
+	if mr := b.mirrors[p]; mr != nil {
+		delete(b.mirrors, p)
+		stale = append(stale, mr.dev)
+	}
+	for w, base := range b.inAlloc {
+		if base == p {
+			delete(b.inAlloc, w)
+		}
+	}
+	b.freeMem(p)
+	for _, d := range stale {
+		b.freeMem(d)
+	}
+}
+
+// freeMem releases an allocation once nothing queued on either stream may
+// still use it.
+func (b *Backend) freeMem(p uintptr) {
+	if _, ok := b.allocs[p]; !ok || p == 0 {
+		return
+	}
 	b.fail(streamSync(b.ctx, b.stream))
 	b.fail(streamSync(b.ctx, b.copyS))
 	b.fail(memFree(b.ctx, p))
 	delete(b.allocs, p)
-	// bf16 copies of weights inside the freed memory go too (a later
-	// allocation at the same address must not find them).
-	var stale []uintptr
-	for k, e := range b.wcache {
-		if k[0] >= p && k[0] < p+uintptr(size) || e.dev == p {
-			delete(b.wcache, k)
-			if e.dev != p {
-				stale = append(stale, e.dev)
+}
+
+// wrote marks device memory as written: bf16 copies that overlap it are
+// stale.
+func (b *Backend) wrote(bufs ...nn.Buffer) {
+	for _, x := range bufs {
+		lo, hi := x.Dev(), x.Dev()+4*uintptr(x.Len())
+		if lo == hi {
+			continue
+		}
+		for base, mr := range b.mirrors {
+			if mr.valid && base < hi && base+uintptr(b.allocs[base]) > lo {
+				mr.valid = false
 			}
 		}
-	}
-	for _, d := range stale {
-		b.rawFree(d)
+		for key, sh := range b.shadows {
+			if sh.valid && (key < hi && key+4*uintptr(sh.n) > lo || !sh.owned && sh.dev < hi && sh.dev+2*uintptr(sh.n) > lo) {
+				sh.valid = false
+			}
+		}
 	}
 }
 
-// wrote marks device memory as written: cached bf16 copies of weights that
-// overlap it are stale.
-func (b *Backend) wrote(bufs ...nn.Buffer) {
-	if len(b.wcache) == 0 {
+// shadowOut returns where a kernel about to write n floats of x (from its
+// start) should also write them in bf16, or 0 for nowhere (not bf16
+// precision, too small, too many shadows). The shadow counts as valid from
+// then on: the kernel is queued before any product that reads it.
+func (b *Backend) shadowOut(x nn.Buffer, n int) uintptr {
+	if b.prec != BF16 || n < minShadow || !b.ok() {
+		return 0
+	}
+	sh := b.shadows[x.Dev()]
+	if sh == nil {
+		if len(b.shadows) >= maxShadows {
+			return 0
+		}
+		sh = &shadow{owned: true}
+		b.shadows[x.Dev()] = sh
+	}
+	if !sh.owned {
+		sh.owned, sh.dev, sh.cap = true, 0, 0
+	}
+	if sh.cap < n {
+		b.freeMem(sh.dev)
+		sh.dev, sh.cap = b.rawAlloc(2*n), n
+	}
+	sh.n, sh.valid = n, sh.dev != 0
+	return sh.dev
+}
+
+// setShadow records that dev holds x's first n floats in bf16 (memory
+// the caller owns).
+func (b *Backend) setShadow(x nn.Buffer, n int, dev uintptr) {
+	if b.prec != BF16 {
 		return
 	}
-	for _, x := range bufs {
-		lo, hi := x.Dev(), x.Dev()+4*uintptr(x.Len())
-		for k, e := range b.wcache {
-			if k[0] < hi && k[0]+4*k[1] > lo {
-				e.valid = false
-			}
+	if sh := b.shadows[x.Dev()]; sh != nil && sh.owned {
+		b.freeMem(sh.dev)
+	} else if sh == nil && len(b.shadows) >= maxShadows {
+		return
+	}
+	b.shadows[x.Dev()] = &shadow{dev: dev, cap: n, n: n, valid: true}
+}
+
+// allocOf returns the base and size of the allocation holding p (0 if none).
+func (b *Backend) allocOf(p uintptr) (uintptr, int) {
+	if base, ok := b.inAlloc[p]; ok {
+		if size, ok := b.allocs[base]; ok {
+			return base, size
 		}
 	}
+	for base, size := range b.allocs {
+		if p >= base && p < base+uintptr(size) {
+			b.inAlloc[p] = base
+			return base, size
+		}
+	}
+	return 0, 0
 }
 
 func (b *Backend) Upload(dst nn.Buffer, src []float32) {
@@ -519,7 +645,8 @@ func (b *Backend) LayerNormForward(out, mean, rstd, inp, w, bias nn.Buffer, N, C
 		return
 	}
 	b.wrote(out, mean, rstd)
-	for _, p := range []uintptr{out.Dev(), mean.Dev(), rstd.Dev(), inp.Dev(), w.Dev(), bias.Dev()} {
+	sh := b.shadowOut(out, N*C)
+	for _, p := range []uintptr{out.Dev(), sh, mean.Dev(), rstd.Dev(), inp.Dev(), w.Dev(), bias.Dev()} {
 		b.argPtr(p)
 	}
 	b.argInt(N)
@@ -547,7 +674,8 @@ func (b *Backend) LayerNormBackward(dinp, dw, db, dout, inp, w, mean, rstd nn.Bu
 		return
 	}
 	b.wrote(dinp, dw, db)
-	for _, p := range []uintptr{dinp.Dev(), dout.Dev(), inp.Dev(), w.Dev(), mean.Dev(), rstd.Dev()} {
+	sh := b.shadowOut(dinp, N*C)
+	for _, p := range []uintptr{dinp.Dev(), sh, dout.Dev(), inp.Dev(), w.Dev(), mean.Dev(), rstd.Dev()} {
 		b.argPtr(p)
 	}
 	b.argInt(N)
@@ -566,8 +694,15 @@ func (b *Backend) LayerNormBackward(dinp, dw, db, dout, inp, w, mean, rstd nn.Bu
 	b.argInt(C)
 	b.argInt(rows)
 	b.launch("layernorm_backward_partial", (C+255)/256, P, 256)
-	b.columnReduce(dw.Dev(), part.Dev(), P, C, 2*C)
-	b.columnReduce(db.Dev(), part.Dev()+uintptr(4*C), P, C, 2*C)
+	if !b.begin() {
+		return
+	}
+	b.argPtr(dw.Dev())
+	b.argPtr(db.Dev())
+	b.argPtr(part.Dev())
+	b.argInt(P)
+	b.argInt(C)
+	b.launch("column_reduce_add2", (2*C+255)/256, 1, 256)
 }
 
 func (b *Backend) columnReduce(dst, partials uintptr, P, n, ld int) {
@@ -587,7 +722,11 @@ func (b *Backend) GeluForward(out, inp nn.Buffer, n int) {
 }
 
 func (b *Backend) GeluBackward(dinp, inp, dout nn.Buffer, n int) {
-	b.elementwiseOut("gelu_backward", n, dinp, inp.Dev(), dout.Dev())
+	if n <= 0 || !b.ok() {
+		return
+	}
+	b.wrote(dinp.Slice(0, min(n, dinp.Len())))
+	b.elementwise("gelu_backward", n, dinp.Dev(), b.shadowOut(dinp, n), inp.Dev(), dout.Dev())
 }
 
 func (b *Backend) Add(out, a, c nn.Buffer, n int) {
@@ -623,6 +762,7 @@ func (b *Backend) CrossEntropyBackward(dlogits, probs nn.Buffer, targets []int32
 	}
 	b.wrote(dlogits)
 	b.argPtr(dlogits.Dev())
+	b.argPtr(b.shadowOut(dlogits, N*V))
 	b.argPtr(probs.Dev())
 	b.argPtr(tg)
 	b.argInt(N)
@@ -668,14 +808,26 @@ func (b *Backend) AdamWUpdate(params, grads, m, v nn.Buffer, hp nn.AdamW) {
 	if n == 0 || !b.begin() {
 		return
 	}
+	// The parameters' bf16 mirror (if products made one) is written too and
+	// stays valid.
+	var pbf uintptr
+	var mr *mirror
+	if base, _ := b.allocOf(params.Dev()); base != 0 {
+		if mr = b.mirrors[base]; mr != nil && mr.valid {
+			pbf = mr.dev + (params.Dev()-base)/2
+		}
+	}
 	b.wrote(params, m, v)
+	if pbf != 0 {
+		mr.valid = true
+	}
 	scale := hp.GradScale
 	if scale == 0 {
 		scale = 1
 	}
 	bc1 := float32(1 - math.Pow(float64(hp.Beta1), float64(hp.Step)))
 	bc2 := float32(1 - math.Pow(float64(hp.Beta2), float64(hp.Step)))
-	for _, p := range []uintptr{params.Dev(), grads.Dev(), m.Dev(), v.Dev()} {
+	for _, p := range []uintptr{params.Dev(), pbf, grads.Dev(), m.Dev(), v.Dev()} {
 		b.argPtr(p)
 	}
 	b.argLong(n)
@@ -715,11 +867,68 @@ func (b *Backend) attArgs(ptrs []uintptr, B, T, C, NH int) {
 	b.argF32(float32(1 / math.Sqrt(float64(C/NH))))
 }
 
+// flash reports whether attention with C channels over NH heads runs on
+// the tensor-core kernels of flash.cu: bf16 precision, head size 64, not
+// switched off (Options.Attention, AMT_CUDA_ATTENTION=legacy). Otherwise
+// the fp32 kernels of attention.cu run (FP32 and TF32 keep fp32 attention).
+func (b *Backend) flash(C, NH int) bool {
+	return !b.legacyAttn && b.prec == BF16 && NH > 0 && C == 64*NH
+}
+
+// FlashAttention reports whether AttentionForward and AttentionBackward
+// with C channels over NH heads use the tensor-core kernels.
+func (b *Backend) FlashAttention(C, NH int) bool { return b.flash(C, NH) }
+
 // AttentionScratch is how many floats `att` needs for AttentionForward and
-// AttentionBackward on this backend: the log-sum-exp of each row (B,NH,T),
-// not the (B,NH,T,T) weights the CPU keeps. engine/gpt sizes its buffer
-// with it (nn.AttentionScratch).
-func (b *Backend) AttentionScratch(B, T, NH int) int { return B * NH * T }
+// AttentionBackward on this backend, not the (B,NH,T,T) weights the CPU
+// keeps: the log-sum-exp of each row (B,NH,T) for the fp32 kernels; for
+// the tensor-core ones that (in log2 units), the backward's row dots D
+// (B,NH,T) and a bf16 copy of the output (B,T,C). engine/gpt sizes its
+// buffer with it (nn.AttentionScratch).
+func (b *Backend) AttentionScratch(B, T, C, NH int) int {
+	if b.flash(C, NH) {
+		return 2*B*NH*T + (B*T*C+1)/2
+	}
+	return B * NH * T
+}
+
+const flashRows = 64 // FA_B in flash.cu: query rows per block and keys per tile
+
+// flashForward: out, and in att the log2-sum-exp (B,NH,T), then D's room
+// (B,NH,T), then out in bf16 (B,T,C).
+func (b *Backend) flashForward(out, att, qkv nn.Buffer, B, T, C, NH int) {
+	lse, obf := att.Dev(), att.Dev()+uintptr(8*B*NH*T)
+	attChunks(B, NH, func(b0, n int) {
+		if !b.begin() {
+			return
+		}
+		b.attArgs([]uintptr{out.Dev() + uintptr(4*b0*T*C), lse + uintptr(4*b0*NH*T), obf + uintptr(2*b0*T*C), qkv.Dev() + uintptr(4*b0*T*3*C)}, n, T, C, NH)
+		b.launch("fa_forward_hs64", (T+flashRows-1)/flashRows, n*NH, 128)
+	})
+}
+
+func (b *Backend) flashBackward(dqkv, dout, qkv, att nn.Buffer, B, T, C, NH int) {
+	lse, D, obf := att.Dev(), att.Dev()+uintptr(4*B*NH*T), att.Dev()+uintptr(8*B*NH*T)
+	attChunks(B, NH, func(b0, n int) {
+		o3, o1, oh := uintptr(4*b0*T*3*C), uintptr(4*b0*T*C), uintptr(4*b0*NH*T)
+		if !b.begin() {
+			return
+		}
+		b.argPtr(D + oh)
+		b.argPtr(dout.Dev() + o1)
+		b.argPtr(obf + uintptr(2*b0*T*C))
+		b.argInt(n)
+		b.argInt(T)
+		b.argInt(C)
+		b.argInt(NH)
+		b.launch("fa_backward_pre_hs64", (n*T*NH+7)/8, 1, 256)
+		if !b.begin() {
+			return
+		}
+		b.attArgs([]uintptr{dqkv.Dev() + o3, dout.Dev() + o1, qkv.Dev() + o3, lse + oh, D + oh}, n, T, C, NH)
+		b.launch("fa_backward_hs64", (T+flashRows-1)/flashRows, n*NH, 128)
+	})
+}
 
 // attChunks calls f over batches [b0, b0+n) such that n·NH blocks fit grid
 // y (the kernels take blockIdx.y as b·NH+h; each batch is independent).
@@ -739,11 +948,16 @@ func (b *Backend) AttentionForward(out, att, qkv nn.Buffer, B, T, C, NH int) {
 	if !ok || !b.ok() {
 		return
 	}
-	if att.Len() < B*NH*T {
-		b.fail(fmt.Errorf("%w: attention scratch of %d floats, %d needed (B·NH·T)", ErrUnsupported, att.Len(), B*NH*T))
+	if need := b.AttentionScratch(B, T, C, NH); att.Len() < need {
+		b.fail(fmt.Errorf("%w: attention scratch of %d floats, %d needed (AttentionScratch)", ErrUnsupported, att.Len(), need))
 		return
 	}
 	b.wrote(out, att)
+	if b.flash(C, NH) {
+		b.flashForward(out, att, qkv, B, T, C, NH)
+		b.setShadow(out, B*T*C, att.Dev()+uintptr(8*B*NH*T))
+		return
+	}
 	attChunks(B, NH, func(b0, n int) {
 		if !b.begin() {
 			return
@@ -755,7 +969,16 @@ func (b *Backend) AttentionForward(out, att, qkv nn.Buffer, B, T, C, NH int) {
 
 func (b *Backend) AttentionBackward(dqkv, dout, qkv, att nn.Buffer, B, T, C, NH int) {
 	v, ok := b.hsVariant(C, NH)
-	if !ok {
+	if !ok || !b.ok() {
+		return
+	}
+	if need := b.AttentionScratch(B, T, C, NH); att.Len() < need {
+		b.fail(fmt.Errorf("%w: attention scratch of %d floats, %d needed (AttentionScratch)", ErrUnsupported, att.Len(), need))
+		return
+	}
+	if b.flash(C, NH) {
+		b.wrote(dqkv, att.Slice(B*NH*T, B*NH*T)) // D; the bf16 output beside it stays
+		b.flashBackward(dqkv, dout, qkv, att, B, T, C, NH)
 		return
 	}
 	D := b.scratch(&b.attD, B*NH*T)
@@ -804,24 +1027,29 @@ func (b *Backend) AttentionStep(out, att, qkv nn.Buffer, pos, T, C, NH int) {
 // where W' is W's memory read column-major.
 
 // operand returns the device pointer and type of x for a product: x itself
-// (fp32) or a bf16 copy. Weights are cached until the next parameter write;
-// activations go to scratch slot s (0 or 1).
+// (fp32, tf32) or a bf16 copy: for a weight, its allocation's mirror; for
+// an activation, the shadow its producer wrote, else a conversion into
+// scratch slot s (0 or 1).
 func (b *Backend) operand(x nn.Buffer, n int, weight bool, s int) (uintptr, int) {
 	if b.prec != BF16 {
 		return x.Dev(), dtypeF32
 	}
 	if weight {
-		key := [2]uintptr{x.Dev(), uintptr(n)}
-		e := b.wcache[key]
-		if e == nil {
-			e = &bfEntry{dev: b.rawAlloc(2 * n)}
-			b.wcache[key] = e
+		if base, size := b.allocOf(x.Dev()); base != 0 {
+			mr := b.mirrors[base]
+			if mr == nil {
+				mr = &mirror{dev: b.rawAlloc(size / 2)}
+				b.mirrors[base] = mr
+			}
+			if !mr.valid && mr.dev != 0 {
+				b.elementwise("f32_to_bf16", size/4, mr.dev, base)
+				mr.valid = true
+			}
+			return mr.dev + (x.Dev()-base)/2, dtypeBF16
 		}
-		if !e.valid {
-			b.elementwise("f32_to_bf16", n, e.dev, x.Dev())
-			e.valid = true
-		}
-		return e.dev, dtypeBF16
+	}
+	if sh := b.shadows[x.Dev()]; sh != nil && sh.valid && sh.n >= n {
+		return sh.dev, dtypeBF16
 	}
 	sc := &b.bfA
 	if s == 1 {
@@ -879,6 +1107,55 @@ func (b *Backend) MatmulForward(out, inp, w, bias nn.Buffer, N, C, OC int, wT bo
 		opA, lda = opT, C
 	}
 	b.fail(gemm(b.ctx, b.blas, opA, opN, OC, N, C, 1, wp, wt, lda, ip, it, C, beta, out.Dev(), dtypeF32, OC, b.computeType()))
+}
+
+// MatmulGeluForward is the MLP's first product with its epilogue (nn.FusedForward):
+// pre (N,OC) = inp·W + bias by cuBLAS (beta 0), then one kernel adds the
+// bias, keeps pre for the backward and writes out = gelu(pre) with its
+// bf16 copy for the next product.
+func (b *Backend) MatmulGeluForward(pre, out, inp, w, bias nn.Buffer, N, C, OC int) {
+	if !b.gemmDims(N, C, OC) || !b.ok() {
+		return
+	}
+	b.wrote(pre, out)
+	wp, wt := b.operand(w, C*OC, true, 0)
+	ip, it := b.operand(inp, N*C, false, 0)
+	if !b.ok() {
+		return
+	}
+	b.fail(gemm(b.ctx, b.blas, opN, opN, OC, N, C, 1, wp, wt, OC, ip, it, C, 0, pre.Dev(), dtypeF32, OC, b.computeType()))
+	if !b.begin() {
+		return
+	}
+	b.argPtr(pre.Dev())
+	b.argPtr(out.Dev())
+	b.argPtr(b.shadowOut(out, N*OC))
+	b.argPtr(bias.Dev())
+	b.argInt(N)
+	b.argInt(OC)
+	b.launch("bias_gelu_forward", b.grid(N*OC), 1, 256)
+}
+
+// MatmulResidualForward is a residual branch's product (nn.FusedForward):
+// out (N,OC) = res + bias by one kernel, then cuBLAS adds inp·W into it
+// (beta 1). out may be res itself.
+func (b *Backend) MatmulResidualForward(out, res, inp, w, bias nn.Buffer, N, C, OC int) {
+	if !b.gemmDims(N, C, OC) || !b.begin() {
+		return
+	}
+	b.wrote(out)
+	b.argPtr(out.Dev())
+	b.argPtr(res.Dev())
+	b.argPtr(bias.Dev())
+	b.argInt(N)
+	b.argInt(OC)
+	b.launch("residual_bias", b.grid(N*OC), 1, 256)
+	wp, wt := b.operand(w, C*OC, true, 0)
+	ip, it := b.operand(inp, N*C, false, 0)
+	if !b.ok() {
+		return
+	}
+	b.fail(gemm(b.ctx, b.blas, opN, opN, OC, N, C, 1, wp, wt, OC, ip, it, C, 1, out.Dev(), dtypeF32, OC, b.computeType()))
 }
 
 func (b *Backend) MatmulBackward(dinp, dw, dbias, dout, inp, w nn.Buffer, N, C, OC int, wT bool) {

@@ -14,15 +14,28 @@
 // CUDA C under kernels/, compiled to PTX by `go generate` with
 // scripts/gen_ptx.sh on a machine with nvcc and embedded).
 //
-// Precision: fp32 master weights, gradients and AdamW moments always; matrix
-// products in bf16 with fp32 accumulation (cublasGemmEx, CUBLAS_COMPUTE_32F)
-// by default, TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) or strict fp32 on request;
-// every other kernel in fp32.
+// Precision: matrix products in bf16 with fp32 accumulation (cublasGemmEx,
+// CUBLAS_COMPUTE_32F) by default, TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) or
+// strict fp32 on request; attention of head size 64 on bf16 tensor cores
+// (flash.cu) under bf16, fp32 otherwise; every other kernel in fp32.
 //
 // Testing without a GPU: emu/ is a CUDA driver and cuBLAS stand-in built
 // from kernels/*.cu for the CPU, which `make test` builds and runs the
 // cuda-tagged tests against (docs/GPU.md). It checks what a real driver
-// would refuse; the GPU path is verified by it, not yet measured on a GPU.
+// would refuse, and emulates the tensor-core instructions (mma.sync,
+// ldmatrix) and CUDA graphs the kernels use. The backend ran on an H100 on
+// 2026-11-27 (every GPU test passed); the kernels of issue 26 (flash.cu,
+// decode.cu, the fused epilogues) are verified by the emulator only until
+// their first GPU run (scripts/gpu/h100-check.sh).
+//
+// Precision: fp32 master weights, gradients, moments and activations; the
+// products' bf16 operands are copies kept beside them (backend.go: weight
+// mirrors written by AdamW, activation shadows written by the kernel that
+// produced the activation).
+//
+// Extensions beyond nn.Backend, used by engine/gpt when present:
+// nn.FusedForward (products with their epilogues), nn.Decoder (a sampling
+// step as one CUDA graph), nn.AttentionScratcher.
 //
 // Each Backend keeps its device's primary context and makes it current on
 // the calling OS thread before every driver call, so backends on several
@@ -84,6 +97,50 @@ type Options struct {
 	DriverPath string
 	// CublasPath overrides the cuBLAS sonames tried (also env AMT_CUBLAS).
 	CublasPath string
+	// Attention chooses the training attention kernels (also env
+	// AMT_CUDA_ATTENTION=flash|legacy when left at AttentionAuto).
+	Attention Attention
+}
+
+// Attention selects the kernels of AttentionForward and AttentionBackward.
+type Attention int
+
+const (
+	// AttentionAuto: the tensor-core kernels (kernels/flash.cu) where they
+	// apply (bf16 precision, head size 64), else the fp32 ones
+	// (kernels/attention.cu); AMT_CUDA_ATTENTION may say otherwise.
+	AttentionAuto Attention = iota
+	// AttentionFlash: as AttentionAuto, whatever the environment says.
+	AttentionFlash
+	// AttentionLegacy: always the fp32 kernels of attention.cu (the path
+	// measured on an H100 on 2026-11-27), e.g. to fall back if the tensor-
+	// core kernels fail on some GPU.
+	AttentionLegacy
+)
+
+func (a Attention) String() string {
+	switch a {
+	case AttentionAuto:
+		return "auto"
+	case AttentionFlash:
+		return "flash"
+	case AttentionLegacy:
+		return "legacy"
+	}
+	return fmt.Sprintf("Attention(%d)", int(a))
+}
+
+// ParseAttention reads "", "auto", "flash" or "legacy".
+func ParseAttention(s string) (Attention, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return AttentionAuto, nil
+	case "flash":
+		return AttentionFlash, nil
+	case "legacy":
+		return AttentionLegacy, nil
+	}
+	return 0, fmt.Errorf("cuda: AMT_CUDA_ATTENTION=%q: want flash or legacy", s)
 }
 
 // Errors callers test with errors.Is.
@@ -214,7 +271,8 @@ var kernelNames = []string{
 	"encoder_forward", "encoder_backward_wte", "encoder_backward_wpe",
 	"layernorm_forward", "layernorm_backward_dinp", "layernorm_backward_partial",
 	"gelu_forward", "gelu_backward", "add_forward", "accumulate",
-	"bias_fill", "column_sum_partial", "column_reduce_add", "f32_to_bf16",
+	"bias_fill", "column_sum_partial", "column_reduce_add", "column_reduce_add2", "f32_to_bf16",
+	"bias_gelu_forward", "residual_bias",
 	"crossentropy_forward", "crossentropy_backward",
 	"adamw_update", "sumsq_partial",
 	"attn_forward_hs32", "attn_forward_hs64", "attn_forward_hs128",
@@ -223,6 +281,8 @@ var kernelNames = []string{
 	"attn_backward_dk_hs32", "attn_backward_dk_hs64", "attn_backward_dk_hs128",
 	"attn_backward_dv_hs32", "attn_backward_dv_hs64", "attn_backward_dv_hs128",
 	"attn_step",
+	"fa_forward_hs64", "fa_backward_pre_hs64", "fa_backward_hs64",
+	"dec_embed", "dec_matvec", "dec_attend", "dec_logits",
 }
 
 // KernelNames returns the kernels the backend needs (for tests and tools).

@@ -18,6 +18,8 @@ typedef void* CUmodule;
 typedef void* CUfunction;
 typedef void* CUstream;
 typedef void* CUevent;
+typedef void* CUgraph;
+typedef void* CUgraphExec;
 typedef unsigned long long CUdeviceptr;
 typedef void* cublasHandle_t;
 typedef int cublasStatus_t;
@@ -60,6 +62,13 @@ typedef struct {
 	CUresult (*cuLaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
 		unsigned int, unsigned int, CUstream, void**, void**);
 	CUresult (*cuGetErrorName)(CUresult, const char**);
+	// CUDA graphs (optional: without them decoding launches its kernels one by one)
+	CUresult (*cuStreamBeginCapture)(CUstream, int);
+	CUresult (*cuStreamEndCapture)(CUstream, CUgraph*);
+	CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec*, CUgraph, unsigned long long);
+	CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+	CUresult (*cuGraphExecDestroy)(CUgraphExec);
+	CUresult (*cuGraphDestroy)(CUgraph);
 	CUresult (*cuGetErrorString)(CUresult, const char**);
 
 	cublasStatus_t (*cublasCreate)(cublasHandle_t*);
@@ -146,6 +155,13 @@ static int amt_load_driver(const char* path, char* err, int errlen) {
 	SYM(lib, cuLaunchKernel, "cuLaunchKernel");
 	SYM(lib, cuGetErrorName, "cuGetErrorName");
 	SYM(lib, cuGetErrorString, "cuGetErrorString");
+	*(void**)(&a.cuStreamBeginCapture) = dlsym(lib, "cuStreamBeginCapture_v2");
+	if (!a.cuStreamBeginCapture) *(void**)(&a.cuStreamBeginCapture) = dlsym(lib, "cuStreamBeginCapture");
+	*(void**)(&a.cuStreamEndCapture) = dlsym(lib, "cuStreamEndCapture");
+	*(void**)(&a.cuGraphInstantiateWithFlags) = dlsym(lib, "cuGraphInstantiateWithFlags");
+	*(void**)(&a.cuGraphLaunch) = dlsym(lib, "cuGraphLaunch");
+	*(void**)(&a.cuGraphExecDestroy) = dlsym(lib, "cuGraphExecDestroy");
+	*(void**)(&a.cuGraphDestroy) = dlsym(lib, "cuGraphDestroy");
 	if (api.lib) return 3; // a driver, but another one is loaded already
 	api = a;
 	return 0;
@@ -284,6 +300,21 @@ static CUresult amt_launch(CUcontext c, CUfunction f, unsigned int gx, unsigned 
 	return api.cuLaunchKernel(f, gx, gy, 1, bx, 1, 1, smem, s, params, 0);
 }
 
+static int amt_has_graphs(void) {
+	return api.cuStreamBeginCapture && api.cuStreamEndCapture && api.cuGraphInstantiateWithFlags && api.cuGraphLaunch &&
+		api.cuGraphExecDestroy && api.cuGraphDestroy;
+}
+// CU_STREAM_CAPTURE_MODE_RELAXED = 2: other threads' calls are not restricted.
+static CUresult amt_capture_begin(CUcontext c, CUstream s) { CUresult r = amt_ctx(c); return r ? r : api.cuStreamBeginCapture(s, 2); }
+static CUresult amt_capture_end(CUcontext c, CUstream s, CUgraph* g) { CUresult r = amt_ctx(c); return r ? r : api.cuStreamEndCapture(s, g); }
+static CUresult amt_graph_instantiate(CUcontext c, CUgraphExec* e, CUgraph g) {
+	CUresult r = amt_ctx(c);
+	return r ? r : api.cuGraphInstantiateWithFlags(e, g, 0);
+}
+static CUresult amt_graph_launch(CUcontext c, CUgraphExec e, CUstream s) { CUresult r = amt_ctx(c); return r ? r : api.cuGraphLaunch(e, s); }
+static CUresult amt_graph_exec_destroy(CUcontext c, CUgraphExec e) { CUresult r = amt_ctx(c); return r ? r : api.cuGraphExecDestroy(e); }
+static CUresult amt_graph_destroy(CUcontext c, CUgraph g) { CUresult r = amt_ctx(c); return r ? r : api.cuGraphDestroy(g); }
+
 static cublasStatus_t amt_blas_create(CUcontext c, cublasHandle_t* h, CUstream s, int mathMode, int* version) {
 	CUresult r = amt_ctx(c);
 	if (r) return 1;
@@ -317,12 +348,14 @@ import (
 // package calls these Go wrappers.
 
 type (
-	cuCtx      = C.CUcontext
-	cuStream   = C.CUstream
-	cuEvent    = C.CUevent
-	cuModule   = C.CUmodule
-	cuFunction = C.CUfunction
-	blasHandle = C.cublasHandle_t
+	cuCtx       = C.CUcontext
+	cuStream    = C.CUstream
+	cuEvent     = C.CUevent
+	cuModule    = C.CUmodule
+	cuFunction  = C.CUfunction
+	cuGraph     = C.CUgraph
+	cuGraphExec = C.CUgraphExec
+	blasHandle  = C.cublasHandle_t
 )
 
 func cuErr(op string, r C.CUresult) error {
@@ -594,3 +627,34 @@ func gemm(ctx cuCtx, h blasHandle, ta, tb, m, n, k int, alpha float32, a uintptr
 
 // devHandle is a CUdevice.
 type devHandle = C.CUdevice
+
+// hasGraphs reports whether the driver has the CUDA graph entry points.
+func hasGraphs() bool { return C.amt_has_graphs() != 0 }
+
+func captureBegin(c cuCtx, s cuStream) error {
+	return cuErr("cuStreamBeginCapture", C.amt_capture_begin(c, s))
+}
+
+func captureEnd(c cuCtx, s cuStream) (cuGraph, error) {
+	var g C.CUgraph
+	err := cuErr("cuStreamEndCapture", C.amt_capture_end(c, s, &g))
+	return g, err
+}
+
+func graphInstantiate(c cuCtx, g cuGraph) (cuGraphExec, error) {
+	var e C.CUgraphExec
+	err := cuErr("cuGraphInstantiateWithFlags", C.amt_graph_instantiate(c, &e, g))
+	return e, err
+}
+
+func graphLaunch(c cuCtx, e cuGraphExec, s cuStream) error {
+	return cuErr("cuGraphLaunch", C.amt_graph_launch(c, e, s))
+}
+
+func graphExecDestroy(c cuCtx, e cuGraphExec) error {
+	return cuErr("cuGraphExecDestroy", C.amt_graph_exec_destroy(c, e))
+}
+
+func graphDestroy(c cuCtx, g cuGraph) error {
+	return cuErr("cuGraphDestroy", C.amt_graph_destroy(c, g))
+}

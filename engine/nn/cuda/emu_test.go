@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -340,7 +341,7 @@ func TestEmuAttentionScratch(t *testing.T) {
 	requireEmu(t)
 	g := openGPU(t, cuda.FP32)
 	B, T, NH := 8, 128, 2
-	if got := g.AttentionScratch(B, T, NH); got != B*NH*T {
+	if got := g.AttentionScratch(B, T, 32, NH); got != B*NH*T {
 		t.Errorf("AttentionScratch(%d, %d, %d) = %d, want %d", B, T, NH, got, B*NH*T)
 	}
 	c, _ := gpt.Preset("tiny", 97)
@@ -368,4 +369,223 @@ func TestEmuAttentionScratch(t *testing.T) {
 	if saved < want-slots || saved > want {
 		t.Errorf("the GPU model took %d floats, the CPU one %d: saved %d, want %d (± the %d of token slots)", gpuFloats, cp.floats, saved, want, slots)
 	}
+}
+
+// stepTrace runs one training step (forward, backward, AdamW) of preset
+// at B×T on the emulated GPU after a warm-up step and returns the launch
+// trace of the second: kernels by name, cuBLAS products, f32→bf16
+// conversions.
+func stepTrace(t *testing.T, cfg gpt.Config, prec cuda.Precision, B, T int) (kernels map[string]int, launches, gemms int) {
+	t.Helper()
+	t.Setenv("AMT_EMU_TRACE", "1")
+	log := watchEmu(t)
+	g := openGPU(t, prec)
+	m, err := gpt.New(g, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Init(1)
+	n := m.NumParams()
+	mo, vo := g.Alloc(n), g.Alloc(n)
+	tok := make([]int32, B*T+1)
+	for i := range tok {
+		tok[i] = int32(i * 7 % cfg.VocabSize)
+	}
+	step := func(s int) {
+		if _, err := m.Forward(tok[:B*T], tok[1:], B, T); err != nil {
+			t.Fatal(err)
+		}
+		m.ZeroGrad()
+		if err := m.Backward(1); err != nil {
+			t.Fatal(err)
+		}
+		g.AdamWUpdate(m.Params(), m.Grads(), mo, vo, nn.AdamW{LR: 1e-3, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, Step: s})
+	}
+	step(1)
+	if err := g.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	log.take()
+	step(2)
+	if err := g.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	kernels = map[string]int{}
+	for _, line := range strings.Split(log.take(), "\n") {
+		if i := strings.Index(line, "cuLaunchKernel: "); i >= 0 {
+			name := strings.Fields(line[i+len("cuLaunchKernel: "):])[0]
+			kernels[name]++
+			launches++
+		}
+		if strings.Contains(line, "cublasGemmEx: ") {
+			gemms++
+		}
+	}
+	return kernels, launches, gemms
+}
+
+// What one bf16 training step of the small preset's shape launches (at
+// B 1, T 64 on the emulator; the counts do not depend on B and T).
+func TestEmuTrainStepLaunches(t *testing.T) {
+	requireEmu(t)
+	c, _ := gpt.Preset("small", 1030)
+	c.NPositions = 64
+	k, launches, gemms := stepTrace(t, c, cuda.BF16, 1, 64)
+	t.Logf("small, bf16: %d kernel launches, %d cuBLAS products, %d f32→bf16 conversions; by kernel %v", launches, gemms, k["f32_to_bf16"], k)
+	// Before the bf16 copies and the fused epilogues (2026-11-28): 195
+	// launches, 68 conversions (every product's activation operands, and
+	// every weight after each AdamW step). Now only the attention
+	// backward's dqkv, whose dq the kernel adds by atomics, is converted.
+	if k["f32_to_bf16"] != c.NLayer {
+		t.Errorf("%d conversions a step, want %d (dqkv of each layer)", k["f32_to_bf16"], c.NLayer)
+	}
+	if launches > 110 {
+		t.Errorf("%d launches a step, want at most 110", launches)
+	}
+	for _, name := range []string{"add_forward", "gelu_forward"} {
+		if k[name] != 0 {
+			t.Errorf("%s launched %d times: the fused epilogues replace it", name, k[name])
+		}
+	}
+}
+
+// A bf16 copy is used only while it is current: the shadow a layer norm
+// wrote goes stale when its output is written again, flash attention's
+// when its scratch is, and the weights' mirror when a weight is written
+// other than by AdamW (which keeps it current). Each stale copy is made
+// again by one conversion, and the products match the CPU's.
+func TestEmuStaleShadows(t *testing.T) {
+	requireEmu(t)
+	t.Setenv("AMT_EMU_TRACE", "1")
+	log := watchEmu(t)
+	p := newPair(t, cuda.BF16)
+	conversions := func() int { return strings.Count(log.take(), "cuLaunchKernel: f32_to_bf16 ") }
+	N, C, OC := 64, 128, 96
+	out, mean, rstd, inp, lw, lb := p.buf(N*C, 0), p.buf(N, 0), p.buf(N, 0), p.buf(N*C, 2), p.buf(C, 1), p.buf(C, 1)
+	w, y := p.buf(C*OC, 1), p.buf(N*OC, 0)
+	both := func(f func(be nn.Backend, s []nn.Buffer)) { f(p.c, p.cb); f(p.g, p.gb) }
+	both(func(be nn.Backend, s []nn.Buffer) {
+		be.LayerNormForward(s[out], s[mean], s[rstd], s[inp], s[lw], s[lb], N, C, 1e-5)
+	})
+	conversions()
+	both(func(be nn.Backend, s []nn.Buffer) { be.MatmulForward(s[y], s[out], s[w], nn.Buffer{}, N, C, OC, false) })
+	if n := conversions(); n != 1 {
+		t.Errorf("a product of a layer norm's output: %d conversions, want 1 (the weight's mirror)", n)
+	}
+	p.check(t, "product of the layer norm", y, 2e-2)
+	h := make([]float32, N*C)
+	for i := range h {
+		h[i] = float32(i%13) - 6
+	}
+	p.c.Upload(p.cb[out], h)
+	p.g.Upload(p.gb[out], h)
+	both(func(be nn.Backend, s []nn.Buffer) { be.MatmulForward(s[y], s[out], s[w], nn.Buffer{}, N, C, OC, false) })
+	if n := conversions(); n != 1 {
+		t.Errorf("after an upload into the layer norm's output: %d conversions, want 1", n)
+	}
+	p.check(t, "product after the upload", y, 2e-2)
+
+	// flash attention's bf16 output lives in its scratch
+	B, T, NH := 1, 64, 2
+	Ca := 64 * NH
+	qkv, ao, ay, aw := p.buf(B*T*3*Ca, 1), p.buf(B*T*Ca, 0), p.buf(B*T*Ca, 0), p.buf(Ca*Ca, 1)
+	catt, gatt := p.c.Alloc(nn.AttentionScratch(p.c, B, T, Ca, NH)), p.g.Alloc(nn.AttentionScratch(p.g, B, T, Ca, NH))
+	p.c.AttentionForward(p.cb[ao], catt, p.cb[qkv], B, T, Ca, NH)
+	p.g.AttentionForward(p.gb[ao], gatt, p.gb[qkv], B, T, Ca, NH)
+	both(func(be nn.Backend, s []nn.Buffer) {
+		be.MatmulForward(s[ay], s[ao], s[aw], nn.Buffer{}, B*T, Ca, Ca, false)
+	})
+	if n := conversions(); n != 1 {
+		t.Errorf("a product of attention's output: %d conversions, want 1 (the weight's mirror)", n)
+	}
+	p.g.Zero(gatt)
+	both(func(be nn.Backend, s []nn.Buffer) {
+		be.MatmulForward(s[ay], s[ao], s[aw], nn.Buffer{}, B*T, Ca, Ca, false)
+	})
+	if n := conversions(); n != 1 {
+		t.Errorf("after the attention scratch was zeroed: %d conversions, want 1", n)
+	}
+	p.check(t, "product of attention's output", ay, 2e-2)
+
+	// AdamW keeps the weights' mirror; Zero does not
+	g, m, v := p.buf(C*OC, 1), p.buf(C*OC, 0), p.buf(C*OC, 0)
+	both(func(be nn.Backend, s []nn.Buffer) {
+		be.AdamWUpdate(s[w], s[g], s[m], s[v], nn.AdamW{LR: 0.1, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, Step: 1})
+		be.MatmulForward(s[y], s[out], s[w], nn.Buffer{}, N, C, OC, false)
+	})
+	if n := conversions(); n != 1 {
+		t.Errorf("a product after AdamW: %d conversions, want 1 (the input; the mirror is current)", n)
+	}
+	p.check(t, "product after AdamW", y, 2e-2)
+	both(func(be nn.Backend, s []nn.Buffer) {
+		be.Zero(s[w].Slice(0, OC))
+		be.MatmulForward(s[y], s[out], s[w], nn.Buffer{}, N, C, OC, false)
+	})
+	if n := conversions(); n != 2 {
+		t.Errorf("a product after zeroing a weight row: %d conversions, want 2", n)
+	}
+	p.check(t, "product after zeroing a weight row", y, 2e-2)
+}
+
+// A sampling step on the emulated GPU is one graph launch: the decoding
+// kernels (dec_embed, five a layer, dec_logits) are launched once, while
+// the first step captures them, and replayed by every step after.
+func TestEmuDecodeGraph(t *testing.T) {
+	requireEmu(t)
+	t.Setenv("AMT_EMU_TRACE", "1")
+	log := watchEmu(t)
+	g := openGPU(t, cuda.FP32)
+	c, _ := gpt.Preset("tiny", 97)
+	m, err := gpt.New(g, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Init(3)
+	s := m.NewSampler(64)
+	if _, err := s.Prefill([]uint16{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	log.take()
+	const steps = 10
+	for i := range steps {
+		if _, err := s.Step(uint16(i + 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trace := log.take()
+	launches, graphs := strings.Count(trace, "cuLaunchKernel: "), strings.Count(trace, "cuGraphLaunch: ")
+	if want := 2 + 5*c.NLayer; launches != want || graphs != steps {
+		t.Errorf("%d steps: %d kernel launches and %d graph launches, want %d (one capture) and %d", steps, launches, graphs, want, steps)
+	}
+	if strings.Count(trace, "cuStreamBeginCapture_v2: ") != 1 {
+		t.Error("the step was not captured exactly once")
+	}
+	if gr, di := g.DecodeSteps(); gr != steps || di != 0 || g.GraphErr() != nil {
+		t.Errorf("DecodeSteps = %d graphed, %d direct (GraphErr %v); want %d, 0", gr, di, g.GraphErr(), steps)
+	}
+	// A capture that fails leaves the plan launching kernels one by one,
+	// and the backend working.
+	t.Setenv("AMT_EMU_FAIL", "cuStreamEndCapture:1")
+	s2 := m.NewSampler(64)
+	if _, err := s2.Prefill([]uint16{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float32, c.VocabSize)
+	l, err := s.Prefill([]uint16{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(want, l)
+	for i := range 3 {
+		l1, err1 := s.Step(uint16(i + 3))
+		copy(want, l1)
+		l2, err2 := s2.Step(uint16(i + 3))
+		if err1 != nil || err2 != nil || !slices.Equal(want, l2) {
+			t.Fatalf("step %d after a failed capture: %v %v, logits equal %v", i, err1, err2, slices.Equal(want, l2))
+		}
+	}
+	if gr, di := g.DecodeSteps(); di != 3 || g.GraphErr() == nil || g.Err() != nil {
+		t.Errorf("after a failed capture: %d graphed, %d direct, GraphErr %v, Err %v", gr, di, g.GraphErr(), g.Err())
+	}
+	log.take()
 }

@@ -21,6 +21,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -272,6 +273,47 @@ func TestGPUKernelsMatchCPU(t *testing.T) {
 			p.check(t, "dqkv", dqkv, 1e-4)
 		})
 	}
+	t.Run("attention-legacy-bf16", func(t *testing.T) {
+		// the fp32 kernels where the tensor-core ones do not apply (head size 32)
+		p := newPair(t, cuda.BF16)
+		B, T, C, NH := 2, 70, 64, 2
+		if p.g.FlashAttention(C, NH) {
+			t.Fatal("head size 32 must not take the tensor-core kernels")
+		}
+		out, att, qkv := p.buf(B*T*C, 0), p.buf(B*NH*T*T, 0), p.buf(B*T*3*C, 1)
+		dqkv, dout := p.buf(B*T*3*C, 1), p.buf(B*T*C, 1)
+		for _, x := range []struct {
+			b  nn.Backend
+			bs []nn.Buffer
+		}{{p.c, p.cb}, {p.g, p.gb}} {
+			s := x.bs
+			x.b.AttentionForward(s[out], s[att], s[qkv], B, T, C, NH)
+			x.b.AttentionBackward(s[dqkv], s[dout], s[qkv], s[att], B, T, C, NH)
+		}
+		p.check(t, "out", out, 1e-4)
+		p.check(t, "dqkv", dqkv, 1e-4)
+	})
+	for _, prec := range []cuda.Precision{cuda.FP32, cuda.BF16} {
+		t.Run("fused-epilogues/"+prec.String(), func(t *testing.T) {
+			// the CUDA backend's nn.FusedForward against the CPU's unfused calls
+			p := newPair(t, prec)
+			N, C, OC := 70, 64, 96
+			tl := map[cuda.Precision]float64{cuda.FP32: 1e-5, cuda.BF16: 2e-2}[prec]
+			inp, w, bias, res := p.buf(N*C, 1), p.buf(C*OC, 1), p.buf(OC, 1), p.buf(N*OC, 3)
+			pre, out, sum, proj := p.buf(N*OC, 1), p.buf(N*OC, 1), p.buf(N*OC, 1), p.buf(N*OC, 0)
+			c := p.cb
+			p.c.MatmulForward(c[pre], c[inp], c[w], c[bias], N, C, OC, false)
+			p.c.GeluForward(c[out], c[pre], N*OC)
+			p.c.MatmulForward(c[proj], c[inp], c[w], c[bias], N, C, OC, false)
+			p.c.Add(c[sum], c[res], c[proj], N*OC)
+			g := p.gb
+			p.g.MatmulGeluForward(g[pre], g[out], g[inp], g[w], g[bias], N, C, OC)
+			p.g.MatmulResidualForward(g[sum], g[res], g[inp], g[w], g[bias], N, C, OC)
+			p.check(t, "pre", pre, tl)
+			p.check(t, "gelu", out, tl)
+			p.check(t, "residual", sum, tl)
+		})
+	}
 	t.Run("attention-step", func(t *testing.T) {
 		p := newPair(t, cuda.FP32)
 		T, C, NH := 300, 256, 4
@@ -338,6 +380,84 @@ func TestGPUKernelsMatchCPU(t *testing.T) {
 	})
 }
 
+// The tensor-core attention (kernels/flash.cu, head size 64, bf16
+// operands, fp32 accumulation) against the CPU's fp32 attention: T of one
+// row, below, at and past a 64-row tile, a long context, several batches
+// and heads; out and the gradient of q, k and v (dqkv accumulates onto
+// what it held). The tolerance is bf16's: operands rounded to 8 bits of
+// mantissa (relative 2⁻⁹) in products of 64 terms.
+func TestGPUFlashAttentionMatchesCPU(t *testing.T) {
+	for _, sh := range []struct{ B, T, NH int }{{1, 1, 1}, {2, 7, 2}, {1, 64, 2}, {2, 65, 1}, {3, 130, 2}, {1, 1024, 2}} {
+		t.Run(fmt.Sprintf("B%dT%dNH%d", sh.B, sh.T, sh.NH), func(t *testing.T) {
+			p := newPair(t, cuda.BF16)
+			B, T, NH := sh.B, sh.T, sh.NH
+			C := 64 * NH
+			if !p.g.FlashAttention(C, NH) {
+				t.Fatal("head size 64 in bf16 does not take the tensor-core kernels")
+			}
+			att := p.g.AttentionScratch(B, T, C, NH)
+			if want := 2*B*NH*T + (B*T*C+1)/2; att != want {
+				t.Errorf("AttentionScratch = %d, want %d", att, want)
+			}
+			out, qkv := p.buf(B*T*C, 0), p.buf(B*T*3*C, 1)
+			dqkv, dout := p.buf(B*T*3*C, 1), p.buf(B*T*C, 1)
+			catt, gatt := p.c.Alloc(nn.AttentionScratch(p.c, B, T, C, NH)), p.g.Alloc(att)
+			p.c.AttentionForward(p.cb[out], catt, p.cb[qkv], B, T, C, NH)
+			p.g.AttentionForward(p.gb[out], gatt, p.gb[qkv], B, T, C, NH)
+			p.c.AttentionBackward(p.cb[dqkv], p.cb[dout], p.cb[qkv], catt, B, T, C, NH)
+			p.g.AttentionBackward(p.gb[dqkv], p.gb[dout], p.gb[qkv], gatt, B, T, C, NH)
+			p.check(t, "out", out, 1e-2)
+			p.check(t, "dqkv", dqkv, 1e-2)
+			t.Logf("out max error %.2g, dqkv %.2g", p.maxErr(out), p.maxErr(dqkv))
+		})
+	}
+}
+
+// AMT_CUDA_ATTENTION=legacy (or Options.Attention) keeps the fp32 kernels
+// for every head size: the fallback should the tensor-core ones fail on a
+// GPU. Flash wins over the environment; a bad value fails Open.
+func TestGPUAttentionSwitch(t *testing.T) {
+	t.Setenv("AMT_CUDA_ATTENTION", "legacy")
+	if g := openGPU(t, cuda.BF16); g.FlashAttention(128, 2) || g.AttentionScratch(2, 10, 128, 2) != 2*2*10 {
+		t.Error("AMT_CUDA_ATTENTION=legacy: the tensor-core kernels are still chosen")
+	}
+	o := gpuOptions(cuda.BF16)
+	o.Attention = cuda.AttentionFlash
+	if g, err := cuda.Open(o); err != nil || !g.FlashAttention(128, 2) {
+		t.Errorf("Options.Attention = flash under AMT_CUDA_ATTENTION=legacy: %v", err)
+	} else {
+		g.Close()
+	}
+	t.Setenv("AMT_CUDA_ATTENTION", "")
+	if g := openGPU(t, cuda.BF16); !g.FlashAttention(128, 2) || g.FlashAttention(64, 2) || g.FlashAttention(256, 2) {
+		t.Error("default: tensor-core kernels for head size 64 only")
+	}
+	if g := openGPU(t, cuda.TF32); g.FlashAttention(128, 2) {
+		t.Error("tf32 keeps fp32 attention")
+	}
+	t.Setenv("AMT_CUDA_ATTENTION", "fast")
+	if g, err := cuda.Open(gpuOptions(cuda.BF16)); err == nil || !strings.Contains(err.Error(), "AMT_CUDA_ATTENTION") {
+		if g != nil {
+			g.Close()
+		}
+		t.Errorf("a bad AMT_CUDA_ATTENTION: %v", err)
+	}
+}
+
+// maxErr is max |gpu-cpu| / max(1, max|cpu|) of tensor i.
+func (p *pair) maxErr(i int) float64 {
+	n := p.cb[i].Len()
+	want, got := make([]float32, n), make([]float32, n)
+	p.c.Download(want, p.cb[i])
+	p.g.Download(got, p.gb[i])
+	scale, worst := 1.0, 0.0
+	for j, v := range want {
+		scale = math.Max(scale, math.Abs(float64(v)))
+		worst = math.Max(worst, math.Abs(float64(got[j])-float64(v)))
+	}
+	return worst / scale
+}
+
 // trainLosses trains the tiny preset for steps on a fixed stream and
 // returns the loss of each step.
 func trainLosses(t *testing.T, be nn.Backend, steps int) []float64 {
@@ -348,6 +468,18 @@ func trainLosses(t *testing.T, be nn.Backend, steps int) []float64 {
 // the backend's Prefetch before its own forward pass, as engine/train does.
 func trainLossesWith(t *testing.T, be nn.Backend, steps int, prefetch bool) []float64 {
 	c, _ := gpt.Preset("tiny", 97)
+	return trainLossesOf(t, be, c, steps, prefetch)
+}
+
+// flashConfig is a tiny model with head size 64, the size the tensor-core
+// attention serves (the presets small and base have it).
+func flashConfig() gpt.Config {
+	c, _ := gpt.Preset("tiny", 97)
+	c.NEmbd, c.NHead = 128, 2
+	return c
+}
+
+func trainLossesOf(t *testing.T, be nn.Backend, c gpt.Config, steps int, prefetch bool) []float64 {
 	m, err := gpt.New(be, c)
 	if err != nil {
 		t.Fatal(err)
@@ -400,15 +532,22 @@ func trainLossesWith(t *testing.T, be nn.Backend, steps int, prefetch bool) []fl
 }
 
 func TestGPUTrainingTracksCPU(t *testing.T) {
+	tiny, _ := gpt.Preset("tiny", 97)
 	for _, c := range []struct {
-		p   cuda.Precision
-		tol float64
-	}{{cuda.FP32, 2e-3}, {cuda.BF16, 5e-2}} {
-		t.Run(c.p.String(), func(t *testing.T) {
+		name  string
+		p     cuda.Precision
+		cfg   gpt.Config
+		steps int
+		tol   float64
+	}{{"fp32", cuda.FP32, tiny, 50, 2e-3}, {"bf16", cuda.BF16, tiny, 50, 5e-2}, {"bf16-hs64", cuda.BF16, flashConfig(), 20, 5e-2}} {
+		t.Run(c.name, func(t *testing.T) {
 			g := openGPU(t, c.p)
+			if hs64 := c.cfg.NEmbd == 64*c.cfg.NHead; g.FlashAttention(c.cfg.NEmbd, c.cfg.NHead) != (hs64 && c.p == cuda.BF16) {
+				t.Fatalf("tensor-core attention chosen wrongly for %s", c.name)
+			}
 			cp := cpu.NewWorkers(2)
 			defer cp.Close()
-			want, got := trainLosses(t, cp, 50), trainLosses(t, g, 50)
+			want, got := trainLossesOf(t, cp, c.cfg, c.steps, false), trainLossesOf(t, g, c.cfg, c.steps, false)
 			if err := g.Err(); err != nil {
 				t.Fatal(err)
 			}
@@ -417,10 +556,11 @@ func TestGPUTrainingTracksCPU(t *testing.T) {
 					t.Errorf("step %d: gpu loss %.5f, cpu %.5f (tolerance %g)", i+1, got[i], want[i], c.tol)
 				}
 			}
-			if want[49] > want[0]-0.5 {
-				t.Errorf("the CPU run did not learn (%.3f → %.3f): the comparison says little", want[0], want[49])
+			last := c.steps - 1
+			if want[last] > want[0]-0.5 {
+				t.Errorf("the CPU run did not learn (%.3f → %.3f): the comparison says little", want[0], want[last])
 			}
-			t.Logf("loss %.4f → %.4f (cpu %.4f → %.4f)", got[0], got[49], want[0], want[49])
+			t.Logf("loss %.4f → %.4f (cpu %.4f → %.4f)", got[0], got[last], want[0], want[last])
 		})
 	}
 }
@@ -446,6 +586,115 @@ func TestGPUGreedyGenerationMatchesCPU(t *testing.T) {
 	want, got := gen(cp), gen(g)
 	if fmt.Sprint(want) != fmt.Sprint(got) {
 		t.Fatalf("greedy tokens differ:\ncpu %v\ngpu %v", want, got)
+	}
+}
+
+// Decoding on the device (nn.Decoder: kernels/decode.cu, replayed as a
+// CUDA graph) against the CPU sampler's step: the logits of every step
+// match the CPU's in fp32, for head sizes 16 and 64, past a prefill and up
+// to the window's end; with graphs off (AMT_CUDA_GRAPHS=0) the kernels
+// launched one by one give the same logits bit for bit.
+func TestGPUDecodeMatchesCPU(t *testing.T) {
+	tiny, _ := gpt.Preset("tiny", 97)
+	tiny.NPositions = 200
+	for _, c := range []struct {
+		cfg    gpt.Config
+		window int
+	}{{tiny, 200}, {flashConfig(), 40}} {
+		cfg, window := c.cfg, c.window // 200: two blocks of 128 cache rows a head
+		t.Run(fmt.Sprintf("C%dNH%dW%d", cfg.NEmbd, cfg.NHead, window), func(t *testing.T) {
+			cp := cpu.NewWorkers(2)
+			defer cp.Close()
+			run := func(be nn.Backend) [][]float32 {
+				m, err := gpt.New(be, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.Init(5)
+				s := m.NewSampler(window)
+				l, err := s.Prefill([]uint16{1, 2, 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := [][]float32{append([]float32(nil), l...)}
+				for i := 0; s.Pos() < window; i++ {
+					if l, err = s.Step(uint16((i*7 + 5) % cfg.VocabSize)); err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, append([]float32(nil), l...))
+				}
+				return out
+			}
+			want := run(cp)
+			got := run(openGPU(t, cuda.FP32))
+			for i := range want {
+				worst := 0.0
+				for j := range want[i] {
+					worst = math.Max(worst, math.Abs(float64(got[i][j]-want[i][j])))
+				}
+				if worst > 1e-4 || math.IsNaN(worst) {
+					t.Fatalf("step %d: logits differ by %.3g", i, worst)
+				}
+			}
+			t.Setenv("AMT_CUDA_GRAPHS", "0")
+			direct := run(openGPU(t, cuda.FP32))
+			for i := range got {
+				if !slices.Equal(direct[i], got[i]) {
+					t.Fatalf("step %d: kernels launched one by one differ from the graph's", i)
+				}
+			}
+		})
+	}
+}
+
+// Sampling in bf16 with head size 64: the prefills run the tensor-core
+// attention, whose scratch is larger than a short window's (NH,T,T); the
+// sampler's activations make room for it. Logits within bf16's reach of the
+// CPU's, window refills included.
+func TestGPUSampleBF16ShortWindow(t *testing.T) {
+	cfg := flashConfig()
+	cp := cpu.NewWorkers(2)
+	defer cp.Close()
+	g := openGPU(t, cuda.BF16)
+	run := func(be nn.Backend) [][]float32 {
+		m, err := gpt.New(be, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Init(9)
+		s := m.NewSampler(16)
+		var out [][]float32
+		for _, n := range []int{10, 16, 5} {
+			prompt := make([]uint16, n)
+			for i := range prompt {
+				prompt[i] = uint16(i*5 + 1)
+			}
+			l, err := s.Prefill(prompt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, append([]float32(nil), l...))
+			if s.Pos() < 16 {
+				if l, err = s.Step(3); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, append([]float32(nil), l...))
+			}
+		}
+		return out
+	}
+	want, got := run(cp), run(g)
+	if err := g.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		worst := 0.0
+		for j := range want[i] {
+			worst = math.Max(worst, math.Abs(float64(got[i][j]-want[i][j])))
+		}
+		if worst > 5e-2 || math.IsNaN(worst) {
+			t.Errorf("logits %d differ by %.3g", i, worst)
+		}
 	}
 }
 
@@ -525,6 +774,11 @@ func benchGenerate(b *testing.B, preset string) {
 		}
 	}
 	b.ReportMetric(float64(1023*b.N)/b.Elapsed().Seconds(), "tokens/s")
+	graphed, direct := g.DecodeSteps()
+	b.ReportMetric(float64(graphed)/float64(max(1, graphed+direct)), "graphed-share")
+	if err := g.GraphErr(); err != nil {
+		b.Logf("decoding steps launched kernel by kernel: %v", err)
+	}
 }
 
 func BenchmarkGPUGenerateSmall(b *testing.B) { benchGenerate(b, "small") }

@@ -50,3 +50,31 @@ func TestUnknownDevice(t *testing.T) {
 		t.Errorf("Names = %s", got)
 	}
 }
+
+// OpenWith: the CPU refuses a precision, auto falls back with the reason,
+// cuda named does not, and bad names and precisions are refused by name.
+func TestOpenWith(t *testing.T) {
+	t.Setenv("AMT_CUDA_DRIVER", "/nonexistent/libcuda.so.1")
+	if _, _, err := OpenWith("cpu", 0, "bf16"); !errors.Is(err, ErrPrecisionOnCPU) || !strings.Contains(err.Error(), "bf16") {
+		t.Errorf("cpu with bf16: %v", err)
+	}
+	be, ch, err := OpenWith("cpu", 2, "")
+	if err != nil || be.Name() != "cpu" || ch.Reason != "cpu (2 workers)" {
+		t.Fatalf("cpu: %v %+v", err, ch)
+	}
+	be.Close()
+	be, ch, err = OpenWith("auto", 0, "tf32")
+	if err != nil || ch.Name != "cpu" || !strings.Contains(ch.Reason, "cuda unavailable: ") || len(ch.Skipped) != 1 || !errors.Is(ch.Skipped[0], cuda.ErrNoDriver) {
+		t.Fatalf("auto: %v %+v", err, ch)
+	}
+	be.Close()
+	if _, _, err := OpenWith("gpu", 0, ""); !errors.Is(err, cuda.ErrNoDriver) {
+		t.Errorf("gpu: %v, want ErrNoDriver", err)
+	}
+	if _, _, err := OpenWith("tpu", 0, ""); !errors.Is(err, nn.ErrUnknownDevice) || !strings.Contains(err.Error(), `"tpu"`) {
+		t.Errorf("tpu: %v", err)
+	}
+	if _, _, err := OpenWith("cuda", 0, "fp8"); err == nil || !strings.Contains(err.Error(), `"fp8"`) {
+		t.Errorf("fp8: %v", err)
+	}
+}

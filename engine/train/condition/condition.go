@@ -38,6 +38,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/amtstudio/amt/engine/midi"
@@ -90,6 +92,14 @@ type Options struct {
 	// keeps the human-played piano and folk pieces at about a sixth of the
 	// examples.
 	RichWeight float64
+	// SourceWeight multiplies the sampling weight of every piece of a
+	// source (train.Split.PieceSource: the folder of its shard, e.g.
+	// "arranged"); sources not named keep 1. Why: the arranged corpus is
+	// 76% of the pieces and, with RichWeight, 86% of the examples; its
+	// MMA accompaniment repeats bars exactly and comps in short stabs, so a
+	// model can be asked to learn more from the human-played corpora
+	// (docs/MODEL.md, "What the model sees"). Nil: every source 1.
+	SourceWeight map[string]float64 `json:",omitempty"`
 }
 
 // DefaultOptions are the settings of the default model's second run
@@ -124,39 +134,127 @@ var _ train.Examples = (*Builder)(nil)
 var ErrPiece = errors.New("condition: piece has no body")
 
 // Fill writes batch k of split: B examples of T+1 tokens shifted into
-// inputs and targets; padding positions have target −1.
+// inputs and targets; padding positions have target −1. Row r is
+// FillRow's row r: it depends on (split, k, seed, r, T) and not on B.
 func (b *Builder) Fill(split *train.Split, k, seed uint64, B, T int, inputs, targets []int32) error {
-	cum := b.cumWeights(split)
-	if len(cum) == 0 {
-		return fmt.Errorf("%w: empty split", train.ErrNoData)
-	}
 	var toks []uint16
 	for r := 0; r < B; r++ {
-		rng := rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15*(k+1), uint64(r)+0x632be59bd9b4e019*(k+1)))
-		var ex []uint16
-		for try := 0; ; try++ {
-			i := pick(cum, rng.Float64()*cum[len(cum)-1])
-			toks = split.AppendPiece(toks[:0], i)
-			var err error
-			ex, err = b.Example(toks, rng, T+1)
-			if err == nil {
-				break
-			}
-			if try >= 8 {
-				return fmt.Errorf("condition: batch %d: %w", k, err)
-			}
-		}
-		in, tg := inputs[r*T:(r+1)*T], targets[r*T:(r+1)*T]
-		for j := 0; j < T; j++ {
-			in[j], tg[j] = int32(b.pad), -1
-			if j < len(ex) {
-				in[j] = int32(ex[j])
-			}
-			if j+1 < len(ex) {
-				tg[j] = int32(ex[j+1])
-			}
+		var err error
+		if toks, err = b.fillRow(split, k, seed, r, T, inputs[r*T:(r+1)*T], targets[r*T:(r+1)*T], toks); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// FillRow writes row r of batch k of split, the row Fill writes for any
+// batch size above r, into in and tg (T each): an example is a function of
+// (split, seed, k, r, T) alone, so a trainer may ask for any example by
+// its number (engine/train/examples' stream: example i is row i mod B of
+// batch i div B).
+func (b *Builder) FillRow(split *train.Split, k, seed uint64, r, T int, in, tg []int32) error {
+	_, err := b.fillRow(split, k, seed, r, T, in, tg, nil)
+	return err
+}
+
+func (b *Builder) fillRow(split *train.Split, k, seed uint64, r, T int, in, tg []int32, toks []uint16) ([]uint16, error) {
+	cum := b.cumWeights(split)
+	if len(cum) == 0 {
+		return toks, fmt.Errorf("%w: empty split", train.ErrNoData)
+	}
+	if !(cum[len(cum)-1] > 0) {
+		return toks, fmt.Errorf("%w: every piece of the split has sampling weight 0 (SourceWeight %v)", train.ErrNoData, b.o.SourceWeight)
+	}
+	rng := rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15*(k+1), uint64(r)+0x632be59bd9b4e019*(k+1)))
+	var ex []uint16
+	for try := 0; ; try++ {
+		i := pick(cum, rng.Float64()*cum[len(cum)-1])
+		toks = split.AppendPiece(toks[:0], i)
+		var err error
+		ex, err = b.Example(toks, rng, T+1)
+		if err == nil {
+			break
+		}
+		if try >= 8 {
+			return toks, fmt.Errorf("condition: batch %d: %w", k, err)
+		}
+	}
+	for j := 0; j < T; j++ {
+		in[j], tg[j] = int32(b.pad), -1
+		if j < len(ex) {
+			in[j] = int32(ex[j])
+		}
+		if j+1 < len(ex) {
+			tg[j] = int32(ex[j+1])
+		}
+	}
+	return toks, nil
+}
+
+// SetKeyLabels sets WindowKey from a --key-labels value: "window" (each
+// window's estimated key) or "piece" (the piece's key).
+func (o *Options) SetKeyLabels(s string) error {
+	switch s {
+	case "window":
+		o.WindowKey = true
+	case "piece":
+		o.WindowKey = false
+	default:
+		return fmt.Errorf("condition: key labels %q: want window or piece", s)
+	}
+	return nil
+}
+
+// SetKeyFrame sets TonicFrame from a --key-frame value: "tonic" (every
+// window moved to C major / A minor) or "absolute" (every key).
+func (o *Options) SetKeyFrame(s string) error {
+	switch s {
+	case "tonic":
+		o.TonicFrame = true
+	case "absolute":
+		o.TonicFrame = false
+	default:
+		return fmt.Errorf("condition: key frame %q: want absolute or tonic", s)
+	}
+	return nil
+}
+
+// SetStartProb sets StartProb from a --start-prob value (< 0: keep the
+// current one), refusing one that leaves no room for the endings.
+func (o *Options) SetStartProb(p float64) error {
+	if p < 0 {
+		return nil
+	}
+	if p+o.EndProb > 1 {
+		return fmt.Errorf("condition: start probability %g: with the endings' %g it passes 1", p, o.EndProb)
+	}
+	o.StartProb = p
+	return nil
+}
+
+// SetSourceWeights sets SourceWeight from a --source-weight value:
+// NAME=W[,NAME=W…] with finite weights ≥ 0 ("": every source 1).
+func (o *Options) SetSourceWeights(s string) error {
+	if s == "" {
+		o.SourceWeight = nil
+		return nil
+	}
+	sw := map[string]float64{}
+	for _, f := range strings.Split(s, ",") {
+		name, w, ok := strings.Cut(strings.TrimSpace(f), "=")
+		if !ok || name == "" {
+			return fmt.Errorf("condition: source weight %q: want NAME=WEIGHT", f)
+		}
+		x, err := strconv.ParseFloat(w, 64)
+		if err != nil || !(x >= 0) || math.IsInf(x, 0) {
+			return fmt.Errorf("condition: source weight %q: %q is not a finite number ≥ 0", f, w)
+		}
+		if _, dup := sw[name]; dup {
+			return fmt.Errorf("condition: source weights %q: %s named twice", s, name)
+		}
+		sw[name] = x
+	}
+	o.SourceWeight = sw
 	return nil
 }
 
@@ -174,7 +272,8 @@ func pick(cum []float64, u float64) int {
 }
 
 // cumWeights computes (once per split) the cumulative sampling weight of
-// its pieces: 1 each, plus RichWeight for multi-instrument pieces.
+// its pieces: 1 each, plus RichWeight for multi-instrument pieces, times
+// the SourceWeight of the piece's source.
 func (b *Builder) cumWeights(split *train.Split) []float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -201,6 +300,9 @@ func (b *Builder) cumWeights(split *train.Split) []float64 {
 		w := 1.0
 		if drums || n >= 3 {
 			w += b.o.RichWeight
+		}
+		if sw, ok := b.o.SourceWeight[split.PieceSource(i)]; ok {
+			w *= sw
 		}
 		total += w
 		cum[i] = total

@@ -1,13 +1,19 @@
 package condition
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/pipeline"
 	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/engine/train"
 )
@@ -269,6 +275,77 @@ func TestFillDeterministicAndPadded(t *testing.T) {
 				t.Fatalf("row %d: padding at %d has target %d", r, j, tg[j])
 			}
 		}
+	}
+}
+
+// FillRow gives row r of Fill's batch whatever the batch size: a stream
+// asking for single examples by number sees the batches Fill makes.
+func TestFillRowIsFillsRow(t *testing.T) {
+	v := token.DefaultVocab()
+	tr, _ := train.NewDataset(pieces(t, corpus.Nottingham, 8)).Split(0, 1)
+	b := New(v, DefaultOptions())
+	const B, T = 5, 256
+	in, tg := make([]int32, B*T), make([]int32, B*T)
+	if err := b.Fill(tr, 3, 11, B, T, in, tg); err != nil {
+		t.Fatal(err)
+	}
+	ri, rt := make([]int32, T), make([]int32, T)
+	for r := 0; r < B; r++ {
+		if err := b.FillRow(tr, 3, 11, r, T, ri, rt); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ri, in[r*T:(r+1)*T]) || !slices.Equal(rt, tg[r*T:(r+1)*T]) {
+			t.Fatalf("row %d of FillRow differs from Fill's", r)
+		}
+	}
+	// and a smaller batch holds the same first rows
+	small, smallTg := make([]int32, 2*T), make([]int32, 2*T)
+	b.Fill(tr, 3, 11, 2, T, small, smallTg)
+	if !slices.Equal(small, in[:2*T]) {
+		t.Fatal("batch of 2 is not the first two rows of the batch of 5")
+	}
+}
+
+func TestOptionSetters(t *testing.T) {
+	o := DefaultOptions()
+	if err := o.SetKeyLabels("piece"); err != nil || o.WindowKey {
+		t.Errorf("piece: %v %v", err, o.WindowKey)
+	}
+	if err := o.SetKeyFrame("absolute"); err != nil || o.TonicFrame {
+		t.Errorf("absolute: %v %v", err, o.TonicFrame)
+	}
+	if err := o.SetKeyLabels("window"); err != nil || !o.WindowKey {
+		t.Errorf("window: %v", err)
+	}
+	if err := o.SetKeyFrame("tonic"); err != nil || !o.TonicFrame {
+		t.Errorf("tonic: %v", err)
+	}
+	if err := o.SetKeyLabels("song"); err == nil || !strings.Contains(err.Error(), `"song"`) {
+		t.Errorf("song: %v", err)
+	}
+	if err := o.SetKeyFrame("relative"); err == nil || !strings.Contains(err.Error(), `"relative"`) {
+		t.Errorf("relative: %v", err)
+	}
+	if err := o.SetStartProb(0.9); err == nil || !strings.Contains(err.Error(), "0.9") {
+		t.Errorf("start 0.9 with endings 0.15: %v", err)
+	}
+	if err := o.SetStartProb(-1); err != nil || o.StartProb != DefaultOptions().StartProb {
+		t.Errorf("start -1: %v %v", err, o.StartProb)
+	}
+	if err := o.SetStartProb(0.6); err != nil || o.StartProb != 0.6 {
+		t.Errorf("start 0.6: %v %v", err, o.StartProb)
+	}
+	if err := o.SetSourceWeights("arranged=0.25, pop909=2"); err != nil || len(o.SourceWeight) != 2 ||
+		o.SourceWeight["arranged"] != 0.25 || o.SourceWeight["pop909"] != 2 {
+		t.Errorf("arranged=0.25, pop909=2: %v %v", err, o.SourceWeight)
+	}
+	for _, bad := range []string{"arranged", "=1", "arranged=-1", "arranged=NaN", "arranged=+Inf", "a=1,a=2", "a=x"} {
+		if err := o.SetSourceWeights(bad); err == nil {
+			t.Errorf("%q accepted: %v", bad, o.SourceWeight)
+		}
+	}
+	if err := o.SetSourceWeights(""); err != nil || o.SourceWeight != nil {
+		t.Errorf("empty: %v %v", err, o.SourceWeight)
 	}
 }
 
@@ -877,5 +954,75 @@ func TestTonicFrame(t *testing.T) {
 	}
 	if len(shifts) < 2 || judged < 100 {
 		t.Fatalf("shifts %v over %d windows: both halves should be seen", shifts, judged)
+	}
+}
+
+// SourceWeight scales the sampling weight of each piece by its shard's
+// folder, on both sides of a split (the moved-piece cases included), and a
+// split whose every piece weighs 0 is refused rather than sampled.
+func TestSourceWeight(t *testing.T) {
+	v := token.DefaultVocab()
+	ps := pieces(t, corpus.Nottingham, 6)
+	dir := t.TempDir()
+	for _, src := range []struct {
+		name string
+		ps   [][]uint16
+	}{{"human", ps[:2]}, {"arranged", ps[2:]}} {
+		if err := os.Mkdir(filepath.Join(dir, src.name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pipeline.WriteShard(filepath.Join(dir, src.name), "s", src.ps); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := train.OpenDir(dir, v.Size(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	if got := ds.Sources(); len(got) != 2 || got["human"] != 2 || got["arranged"] != 4 {
+		t.Errorf("Sources() = %v, want human 2, arranged 4", got)
+	}
+	for _, frac := range []float64{0, 0.3} {
+		tr, val := ds.Split(frac, 1)
+		for _, split := range []*train.Split{tr, val} {
+			seen := map[string]int{}
+			for i := 0; i < split.Pieces(); i++ {
+				seen[split.PieceSource(i)]++
+			}
+			plain := New(v, DefaultOptions()).cumWeights(split)
+			o := DefaultOptions()
+			o.SourceWeight = map[string]float64{"arranged": 0.25}
+			cum := New(v, o).cumWeights(split)
+			prev, prevPlain := 0.0, 0.0
+			for i := range cum {
+				w, wp := cum[i]-prev, plain[i]-prevPlain
+				prev, prevPlain = cum[i], plain[i]
+				want := wp
+				if split.PieceSource(i) == "arranged" {
+					want = wp / 4
+				}
+				if math.Abs(w-want) > 1e-12 {
+					t.Errorf("frac %g: piece %d of %q weighs %g, want %g", frac, i, split.PieceSource(i), w, want)
+				}
+			}
+			if frac == 0 && split == tr && (seen["human"] != 2 || seen["arranged"] != 4) {
+				t.Errorf("sources %v, want 2 human and 4 arranged", seen)
+			}
+		}
+	}
+	tr, _ := ds.Split(0, 1)
+	o := DefaultOptions()
+	o.SourceWeight = map[string]float64{"arranged": 0, "human": 0}
+	in, tg := make([]int32, 64), make([]int32, 64)
+	if err := New(v, o).Fill(tr, 0, 1, 1, 64, in, tg); !errors.Is(err, train.ErrNoData) {
+		t.Errorf("all weights 0: %v, want ErrNoData", err)
+	}
+	o.SourceWeight = map[string]float64{"arranged": 0}
+	b := New(v, o)
+	for k := uint64(0); k < 20; k++ {
+		if err := b.Fill(tr, k, 1, 1, 64, in, tg); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

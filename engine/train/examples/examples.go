@@ -113,9 +113,12 @@ type Manifest struct {
 	Vocab       Vocab  `json:"vocab"`
 	// Batch is the rows per Fill call: example i is row i mod Batch of
 	// batch i div Batch.
-	Batch   int     `json:"batch"`
-	Seed    uint64  `json:"seed"`
-	ValFrac float64 `json:"val_frac"`
+	Batch int    `json:"batch"`
+	Seed  uint64 `json:"seed"`
+	// SplitSeed chose the validation pieces when it is not Seed (a run
+	// continuing another one's training keeps its split; 0: Seed).
+	SplitSeed uint64  `json:"split_seed,omitempty"`
+	ValFrac   float64 `json:"val_frac"`
 	// Conditioning records the example builder's settings as the caller
 	// gave them (condition.Options for the music model).
 	Conditioning json.RawMessage  `json:"conditioning,omitempty"`
@@ -129,6 +132,7 @@ type Options struct {
 	Train, Val    int     // examples per split (Val may be 0)
 	Batch         int     // rows per Fill call: engine/train's batch (≥ 1)
 	Seed          uint64  // the run's seed
+	SplitSeed     uint64  // seed of the train/validation split (0: Seed), as train.Options.SplitSeed
 	ValFrac       float64 // share of pieces held out for validation
 	ShardExamples int     // examples per shard file (0: DefaultShardExamples)
 
@@ -170,7 +174,11 @@ func Write(ctx context.Context, dir string, data *train.Dataset, ex train.Exampl
 	if err := os.Remove(filepath.Join(dir, ManifestFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("examples: %w", err)
 	}
-	trainSplit, valSplit := data.Split(o.ValFrac, o.Seed)
+	splitSeed := o.SplitSeed
+	if splitSeed == 0 {
+		splitSeed = o.Seed
+	}
+	trainSplit, valSplit := data.Split(o.ValFrac, splitSeed)
 	if o.Val > 0 && valSplit.Pieces() == 0 {
 		return nil, fmt.Errorf("%w: no piece went to validation (val share %g of %d pieces); ask for 0 validation examples or more pieces", train.ErrNoData, o.ValFrac, data.Pieces())
 	}
@@ -179,7 +187,7 @@ func Write(ctx context.Context, dir string, data *train.Dataset, ex train.Exampl
 		return nil, fmt.Errorf("examples: write %s: %w", VocabFile, err)
 	}
 	m := &Manifest{Format: Format, Version: Version, Context: o.Context, RowTokens: o.Context + 1,
-		TokenDType: "uint16", LengthDType: "uint32", Batch: o.Batch, Seed: o.Seed, ValFrac: o.ValFrac,
+		TokenDType: "uint16", LengthDType: "uint32", Batch: o.Batch, Seed: o.Seed, SplitSeed: o.SplitSeed, ValFrac: o.ValFrac,
 		Vocab:  Vocab{File: VocabFile, Size: o.VocabSize, SHA256: hex.EncodeToString(sum[:]), PAD: o.PAD, BOS: o.BOS, EOS: o.EOS, SEP: o.SEP},
 		Source: o.Source, Splits: map[string]Split{}}
 	if o.VocabSize > 1<<16 {
@@ -260,25 +268,9 @@ func (w *writer) split(name string, s *train.Split, n int, seed uint64) error {
 				}
 				r := have
 				have++
-				L, err := rowOf(in[r*T:(r+1)*T], tg[r*T:(r+1)*T], w.o.VocabSize, w.o.PAD)
+				L, err := EncodeRow(in[r*T:(r+1)*T], tg[r*T:(r+1)*T], w.o.VocabSize, w.o.PAD, row)
 				if err != nil {
 					return fmt.Errorf("%s batch %d row %d: %w", name, k-1, r, err)
-				}
-				for j := 0; j <= T; j++ {
-					var t int32
-					switch {
-					case j < T:
-						t = in[r*T+j]
-					case L == T+1:
-						t = tg[r*T+T-1]
-					default:
-						t = int32(w.o.PAD)
-					}
-					if width == 2 {
-						binary.LittleEndian.PutUint16(row[2*j:], uint16(t))
-					} else {
-						binary.LittleEndian.PutUint32(row[4*j:], uint32(t))
-					}
 				}
 				if _, err := bw.Write(row); err != nil {
 					return err
@@ -300,11 +292,11 @@ func (w *writer) split(name string, s *train.Split, n int, seed uint64) error {
 			return err
 		})
 		if err != nil {
-			os.Remove(tmpTok)
+			atomicfile.Discard(tmpTok)
 			return fmt.Errorf("examples: %s: %w", sh.LengthsFile, err)
 		}
 		if err := atomicfile.Commit(tmpTok, tokPath); err != nil {
-			os.Remove(tmpLen)
+			atomicfile.Discard(tmpLen)
 			return fmt.Errorf("examples: %s: %w", sh.TokensFile, err)
 		}
 		if err := atomicfile.Commit(tmpLen, lenPath); err != nil {
@@ -319,6 +311,40 @@ func (w *writer) split(name string, s *train.Split, n int, seed uint64) error {
 	}
 	w.m.Splits[name] = sp
 	return nil
+}
+
+// EncodeRow stores one row of Fill's output (T inputs, T targets) as the
+// T+1 tokens of the files (uint16 little-endian when row holds 2(T+1)
+// bytes, uint32 when 4(T+1)), PAD after the sequence, after checking it as
+// rowOf does; it returns the sequence's length. The export's files and the
+// example stream (engine/train/stream) both store rows with it.
+func EncodeRow(in, tg []int32, vocab, pad int, row []byte) (int, error) {
+	T := len(in)
+	width := len(row) / (T + 1)
+	if len(tg) != T || (width != 2 && width != 4) || len(row) != width*(T+1) {
+		return 0, fmt.Errorf("examples: row of %d bytes for %d inputs and %d targets", len(row), T, len(tg))
+	}
+	L, err := rowOf(in, tg, vocab, pad)
+	if err != nil {
+		return 0, err
+	}
+	for j := 0; j <= T; j++ {
+		var t int32
+		switch {
+		case j < T:
+			t = in[j]
+		case L == T+1:
+			t = tg[T-1]
+		default:
+			t = int32(pad)
+		}
+		if width == 2 {
+			binary.LittleEndian.PutUint16(row[2*j:], uint16(t))
+		} else {
+			binary.LittleEndian.PutUint32(row[4*j:], uint32(t))
+		}
+	}
+	return L, nil
 }
 
 // rowOf checks that one row of Fill's output is a shifted sequence (targets

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -125,7 +126,7 @@ func TestExportIsExactlyFill(t *testing.T) {
 		}
 	}
 	var cond condition.Options
-	if err := json.Unmarshal(m.Conditioning, &cond); err != nil || cond != condition.DefaultOptions() {
+	if err := json.Unmarshal(m.Conditioning, &cond); err != nil || !reflect.DeepEqual(cond, condition.DefaultOptions()) {
 		t.Errorf("conditioning recorded as %s (%v)", m.Conditioning, err)
 	}
 }

@@ -145,6 +145,7 @@ struct Function {
 
 std::set<Module*> modules;
 std::set<Function*> functions;
+std::set<Graph*> graphs;  // captured graphs and their executable instances
 
 int device_count() {
     const char* v = getenv("AMT_EMU_DEVICES");
@@ -196,6 +197,7 @@ void destroy_ctx(Ctx* c) {
     for (auto it = functions.begin(); it != functions.end();)
         it = (*it)->mod->ctx == c ? functions.erase(it) : std::next(it);
     for (auto it = modules.begin(); it != modules.end();) it = (*it)->ctx == c ? modules.erase(it) : std::next(it);
+    for (auto it = graphs.begin(); it != graphs.end();) it = (*it)->ctx == c ? graphs.erase(it) : std::next(it);
     for (auto& [b, a] : c->allocs) munmap(a.map, a.maplen);
     c->allocs.clear();
     ctxs.erase(c);
@@ -222,6 +224,8 @@ const char* error_name(int r) {
         case E_LAUNCH_OUT_OF_RESOURCES: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
         case E_LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
         case E_NOT_SUPPORTED: return "CUDA_ERROR_NOT_SUPPORTED";
+        case E_STREAM_CAPTURE_UNSUPPORTED: return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+        case E_STREAM_CAPTURE_INVALIDATED: return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
         case E_UNKNOWN: return "CUDA_ERROR_UNKNOWN";
     }
     return nullptr;
@@ -246,6 +250,8 @@ const char* error_string(int r) {
         case E_LAUNCH_OUT_OF_RESOURCES: return "too many resources requested for launch";
         case E_LAUNCH_FAILED: return "unspecified launch failure";
         case E_NOT_SUPPORTED: return "operation not supported";
+        case E_STREAM_CAPTURE_UNSUPPORTED: return "operation not permitted when stream is capturing";
+        case E_STREAM_CAPTURE_INVALIDATED: return "operation failed due to a previous error during capture";
         case E_UNKNOWN: return "unknown error";
     }
     return nullptr;
@@ -259,6 +265,41 @@ int param_size(const std::string& t) {
     if (t == "u16" || t == "s16" || t == "b16" || t == "f16") return 2;
     if (t == "u8" || t == "s8" || t == "b8") return 1;
     return 0;
+}
+
+// Warp-collective and tensor-core instructions the emulator emulates
+// (fiber.cpp); a module using any other instruction of these families is
+// refused, so a kernel cannot pass on the emulator through an instruction
+// it does not model.
+const char* const kWarpFamilies[] = {"mma.",     "wmma.",      "wgmma.",    "ldmatrix.", "stmatrix.",
+                                     "movmatrix.", "cp.async",  "shfl.",     "vote.",     "match.",
+                                     "redux.",   "mbarrier.",  "bar.warp",  "elect.",    "tcgen05.",
+                                     "cp.reduce", "setmaxnreg", "barrier.cluster"};
+const char* const kEmulated[] = {
+    "shfl.sync.bfly.b32",
+    "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+    "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+    "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+};
+
+// unemulated returns the first instruction of body in a warp-collective or
+// tensor family that the emulator does not emulate, or "".
+std::string unemulated(const std::string& body) {
+    std::stringstream ss(body);
+    std::string line;
+    while (std::getline(ss, line)) {
+        std::stringstream ls(line);
+        std::string w;
+        if (!(ls >> w)) continue;
+        if (w[0] == '@' && !(ls >> w)) continue;  // a predicate
+        bool family = false;
+        for (const char* f : kWarpFamilies) family |= w.compare(0, strlen(f), f) == 0;
+        if (!family) continue;
+        bool known = false;
+        for (const char* e : kEmulated) known |= w == e;
+        if (!known) return w;
+    }
+    return "";
 }
 
 // parse_ptx reads the target, the entries, their parameter lists, whether
@@ -311,7 +352,13 @@ std::string parse_ptx(const std::string& ptx, std::map<std::string, PtxEntry>* o
         if (body == std::string::npos || bend == std::string::npos) return "no body for " + name;
         std::string b = ptx.substr(body, bend - body);
         e.sync = b.find("bar.sync") != std::string::npos || b.find("barrier.sync") != std::string::npos ||
-                 b.find("shfl.sync") != std::string::npos;
+                 b.find("shfl.sync") != std::string::npos || b.find("mma.sync") != std::string::npos ||
+                 b.find("ldmatrix.sync") != std::string::npos;
+        std::string odd = unemulated(b);
+        if (!odd.empty())
+            return "entry " + name + " uses " + odd +
+                   ", which the emulator does not emulate (emu/fiber.cpp knows shfl.sync.bfly, mma.sync m16n8k16 bf16 "
+                   "and ldmatrix .x4)";
         size_t s = 0;
         while ((s = b.find(".shared", s)) != std::string::npos) {
             size_t line = b.find('\n', s);
@@ -455,6 +502,13 @@ void run_stream(Stream* s, uint64_t upto) {
 }
 
 void enqueue(Stream* s, Op op) {
+    if (s->capture) {
+        // Recorded, not run (cuStreamBeginCapture). The emulator captures
+        // kernels and cuBLAS products only; the callers of other work
+        // refuse it on a capturing stream first (capturing()).
+        s->capture->ops.push_back(std::move(op));
+        return;
+    }
     if (s->null_stream) {
         // The legacy stream: everything queued before it first, then it.
         for (Stream* o : s->ctx->streams) run_stream(o, o->enq);
@@ -482,6 +536,19 @@ std::string in_use(Ctx* c, uintptr_t base, size_t size) {
                     return "queued work still uses it (" + op.what + " on stream " + std::to_string(s->ordinal) +
                            "): synchronise that stream first";
     return "";
+}
+
+// capturing refuses op on a stream being captured (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+// and the capture is invalidated, as the driver does for a synchronisation;
+// the emulator also refuses copies, memsets and events there, which it does
+// not capture). Returns OK when s is not capturing.
+int capturing(const char* op, Stream* s) {
+    if (!s || !s->capture) return OK;
+    if (s->invalid.empty()) s->invalid = std::string(op) + " on the capturing stream";
+    return misuse(op, E_STREAM_CAPTURE_UNSUPPORTED,
+                  "stream " + std::to_string(s->ordinal) +
+                      " is being captured into a graph: the emulator captures kernel launches and cuBLAS products only, "
+                      "and a capturing stream cannot be synchronised");
 }
 
 int check_stream(const char* op, Ctx* c, void* s) {
@@ -615,6 +682,8 @@ API CUresult cuCtxGetCurrent(void** ctx) {
 API CUresult cuCtxSynchronize(void) {
     LOCK;
     CTX("cuCtxSynchronize");
+    for (Stream* s : c->streams)
+        if (int r = capturing("cuCtxSynchronize", s)) return r;
     run_all(c);
     return c->sticky;
 }
@@ -696,6 +765,7 @@ API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, vo
     std::string why;
     if (!device_range(c, dst, n, &why)) return misuse(op, E_INVALID_VALUE, "destination: " + why);
     Stream* s = stream_of(c, hs);
+    if (int r = capturing(op, s)) return r;
     Op o;
     o.what = "host-to-device copy of " + std::to_string(n) + " bytes";
     o.touches = {{uintptr_t(dst), n}};
@@ -723,6 +793,7 @@ API CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, void* hs
     std::string why;
     if (!device_range(c, src, n, &why)) return misuse(op, E_INVALID_VALUE, "source: " + why);
     Stream* s = stream_of(c, hs);
+    if (int r = capturing(op, s)) return r;
     Op o;
     o.what = "device-to-host copy of " + std::to_string(n) + " bytes";
     o.touches = {{uintptr_t(src), n}};
@@ -743,6 +814,7 @@ API CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, void* h
     if (dst % 4) return misuse(op, E_INVALID_VALUE, hex(dst) + " is not 4-byte aligned");
     std::string why;
     if (!device_range(c, dst, 4 * n, &why)) return misuse(op, E_INVALID_VALUE, why);
+    if (int r = capturing(op, stream_of(c, hs))) return r;
     Op o;
     o.what = "memset of " + std::to_string(4 * n) + " bytes";
     o.touches = {{uintptr_t(dst), 4 * n}};
@@ -788,6 +860,7 @@ API CUresult cuStreamSynchronize(void* hs) {
     CTX(op);
     if (int r = check_stream(op, c, hs)) return r;
     Stream* s = stream_of(c, hs);
+    if (int r = capturing(op, s)) return r;
     run_stream(s, s->enq);
     return c->sticky;
 }
@@ -799,6 +872,7 @@ API CUresult cuStreamWaitEvent(void* hs, void* he, unsigned int flags) {
     if (int r = check_stream(op, c, hs)) return r;
     if (int r = check_event(op, c, he)) return r;
     if (flags != 0) return misuse(op, E_INVALID_VALUE, "flags must be 0");
+    if (int r = capturing(op, stream_of(c, hs))) return r;
     auto* e = static_cast<Event*>(he);
     if (!e->recorded || e->complete) return OK;  // nothing to wait for
     Op o;
@@ -839,6 +913,7 @@ API CUresult cuEventRecord(void* he, void* hs) {
     if (int r = check_stream(op, c, hs)) return r;
     auto* e = static_cast<Event*>(he);
     Stream* s = stream_of(c, hs);
+    if (int r = capturing(op, s)) return r;
     e->recorded = true;
     e->complete = false;
     e->gen++;
@@ -1023,4 +1098,105 @@ API CUresult cuLaunchKernel(void* hf, unsigned gx, unsigned gy, unsigned gz, uns
     };
     enqueue(s, std::move(o));
     return c->sticky;
+}
+
+// ---- CUDA graphs by stream capture ----
+
+API CUresult cuStreamBeginCapture_v2(void* hs, int mode) {
+    LOCK;
+    const char* op = "cuStreamBeginCapture_v2";
+    CTX(op);
+    if (!hs) return misuse(op, E_STREAM_CAPTURE_UNSUPPORTED, "the NULL stream cannot be captured");
+    if (int r = check_stream(op, c, hs)) return r;
+    if (mode < 0 || mode > 2) return misuse(op, E_INVALID_VALUE, "capture mode " + std::to_string(mode));
+    auto* s = static_cast<Stream*>(hs);
+    if (s->capture) return misuse(op, E_INVALID_VALUE, "the stream is already capturing");
+    s->capture = new Graph{c, {}, false};
+    s->invalid.clear();
+    if (tracing()) report("trace", op, "stream " + std::to_string(s->ordinal));
+    return OK;
+}
+
+API CUresult cuStreamEndCapture(void* hs, void** graph) {
+    LOCK;
+    const char* op = "cuStreamEndCapture";
+    int code_ = 0;
+    Ctx* c = current(op, &code_);
+    if (!c) return code_;
+    if (int r = check_stream(op, c, hs)) return r;
+    auto* s = static_cast<Stream*>(hs);
+    *graph = nullptr;
+    if (!s || !s->capture) return misuse(op, E_INVALID_VALUE, "the stream is not capturing");
+    Graph* g = s->capture;
+    s->capture = nullptr;
+    if (!s->invalid.empty()) {
+        std::string why = s->invalid;
+        s->invalid.clear();
+        delete g;
+        return misuse(op, E_STREAM_CAPTURE_INVALIDATED, "the capture was invalidated by " + why);
+    }
+    if (int r = injected(op, E_STREAM_CAPTURE_INVALIDATED)) {
+        delete g;
+        return r;
+    }
+    graphs.insert(g);
+    *graph = g;
+    return OK;
+}
+
+API CUresult cuGraphInstantiateWithFlags(void** exec, void* hg, unsigned long long flags) {
+    LOCK;
+    const char* op = "cuGraphInstantiateWithFlags";
+    CTX(op);
+    auto* g = static_cast<Graph*>(hg);
+    if (!graphs.count(g) || g->exec) return misuse(op, E_INVALID_VALUE, "not a live captured graph");
+    if (g->ctx != c) return misuse(op, E_INVALID_CONTEXT, "a graph of another context");
+    if (flags != 0) return misuse(op, E_INVALID_VALUE, "flags " + std::to_string(flags) + " are not emulated");
+    auto* e = new Graph{c, g->ops, true};
+    graphs.insert(e);
+    *exec = e;
+    return OK;
+}
+
+API CUresult cuGraphLaunch(void* he, void* hs) {
+    LOCK;
+    const char* op = "cuGraphLaunch";
+    CTX(op);
+    auto* e = static_cast<Graph*>(he);
+    if (!graphs.count(e) || !e->exec) return misuse(op, E_INVALID_VALUE, "not a live instantiated graph");
+    if (e->ctx != c) return misuse(op, E_INVALID_CONTEXT, "a graph of another context");
+    if (int r = check_stream(op, c, hs)) return r;
+    Stream* s = stream_of(c, hs);
+    if (int r = capturing(op, s)) return r;
+    // Every pointer the captured kernels use must still be device memory.
+    for (const Op& o : e->ops)
+        for (auto [p, n] : o.touches)
+            if (!any_alloc(c, p)) {
+                misuse(op, E_ILLEGAL_ADDRESS, o.what + " of the graph uses " + hex(p) + ", freed since the capture");
+                c->sticky = E_ILLEGAL_ADDRESS;
+                return E_ILLEGAL_ADDRESS;
+            }
+    if (tracing()) report("trace", op, std::to_string(e->ops.size()) + " nodes stream " + std::to_string(s->ordinal));
+    for (const Op& o : e->ops) enqueue(s, o);
+    return c->sticky;
+}
+
+API CUresult cuGraphExecDestroy(void* he) {
+    LOCK;
+    const char* op = "cuGraphExecDestroy";
+    CTX(op);
+    auto* e = static_cast<Graph*>(he);
+    if (!graphs.count(e) || !e->exec) return misuse(op, E_INVALID_VALUE, "not a live instantiated graph (destroyed twice?)");
+    graphs.erase(e);
+    return OK;
+}
+
+API CUresult cuGraphDestroy(void* hg) {
+    LOCK;
+    const char* op = "cuGraphDestroy";
+    CTX(op);
+    auto* g = static_cast<Graph*>(hg);
+    if (!graphs.count(g) || g->exec) return misuse(op, E_INVALID_VALUE, "not a live captured graph (destroyed twice?)");
+    graphs.erase(g);
+    return OK;
 }

@@ -32,6 +32,8 @@ enum : int {
     E_LAUNCH_OUT_OF_RESOURCES = 701,
     E_LAUNCH_FAILED = 719,
     E_NOT_SUPPORTED = 801,
+    E_STREAM_CAPTURE_UNSUPPORTED = 900,
+    E_STREAM_CAPTURE_INVALIDATED = 901,
     E_UNKNOWN = 999,
 };
 
@@ -60,6 +62,8 @@ struct Op {
     uint64_t upto = 0;
 };
 
+struct Graph;
+
 struct Stream {
     Ctx* ctx;
     int ordinal;  // creation order in its context (0: the backend's compute stream)
@@ -67,6 +71,18 @@ struct Stream {
     bool null_stream = false;
     std::deque<Op> q;
     uint64_t enq = 0, done = 0;
+    // Stream capture (cuStreamBeginCapture): work queued is recorded into
+    // capture instead of run; invalid says why the capture failed ("" if not).
+    Graph* capture = nullptr;
+    std::string invalid;
+};
+
+// A captured graph (cuStreamEndCapture) or its executable instance
+// (cuGraphInstantiateWithFlags): the kernels and products in capture order.
+struct Graph {
+    Ctx* ctx;
+    std::vector<Op> ops;
+    bool exec;  // an instantiated graph
 };
 
 struct Event {

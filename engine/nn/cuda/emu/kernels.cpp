@@ -10,8 +10,10 @@
 
 #include "../kernels/attention.cu"
 #include "../kernels/crossentropy.cu"
+#include "../kernels/decode.cu"
 #include "../kernels/elementwise.cu"
 #include "../kernels/encoder.cu"
+#include "../kernels/flash.cu"
 #include "../kernels/layernorm.cu"
 #include "../kernels/optimizer.cu"
 
@@ -74,6 +76,9 @@ const std::vector<Kernel>& table() {
         K(bias_fill),
         K(column_sum_partial),
         K(column_reduce_add),
+        K(column_reduce_add2),
+        K(bias_gelu_forward),
+        K(residual_bias),
         K(f32_to_bf16),
         K(crossentropy_forward),
         K(crossentropy_backward),
@@ -95,6 +100,13 @@ const std::vector<Kernel>& table() {
         K(attn_backward_dv_hs64),
         K(attn_backward_dv_hs128),
         K(attn_step),
+        K(fa_forward_hs64),
+        K(fa_backward_pre_hs64),
+        K(fa_backward_hs64),
+        K(dec_embed),
+        K(dec_matvec),
+        K(dec_attend),
+        K(dec_logits),
     };
     return t;
 }

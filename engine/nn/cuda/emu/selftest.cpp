@@ -48,6 +48,12 @@ CUresult cuModuleLoadDataEx(void**, const void*, unsigned, int*, void**);
 CUresult cuModuleGetFunction(void**, void*, const char*);
 CUresult cuLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
                         void**);
+CUresult cuStreamBeginCapture_v2(void*, int);
+CUresult cuStreamEndCapture(void*, void**);
+CUresult cuGraphInstantiateWithFlags(void**, void*, unsigned long long);
+CUresult cuGraphLaunch(void*, void*);
+CUresult cuGraphExecDestroy(void*);
+CUresult cuGraphDestroy(void*);
 int cublasCreate_v2(void**);
 int cublasSetStream_v2(void*, void*);
 int cublasSetMathMode(void*, int);
@@ -114,6 +120,44 @@ __global__ void t_deadlock(float* out) {
         out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, 1.0f, 1);
 }
 
+// mma.sync m16n8k16 bf16 on one warp: lane l's registers a[4], b[2] and
+// the accumulator's bits c[4] come from regs[10l ..], d goes to out[4l ..].
+__global__ void t_mma(float* out, const unsigned* regs) {
+    int l = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const unsigned* r = regs + (w * 32 + l) * 10;
+    unsigned a[4] = {r[0], r[1], r[2], r[3]}, b[2] = {r[4], r[5]};
+    float d[4] = {__int_as_float(int(r[6])), __int_as_float(int(r[7])), __int_as_float(int(r[8])),
+                  __int_as_float(int(r[9]))};
+    mma_bf16_16816(d, a, b);
+    for (int i = 0; i < 4; i++) out[(w * 32 + l) * 4 + i] = d[i];
+}
+
+// ldmatrix .x4 (trans when mode is 1) from four 8×8 matrices of 16-bit
+// values held in shared memory with a row stride of 16 elements; mode 2
+// gives lane 9 a row address 2 bytes off (not 16-byte aligned); mode 3
+// sends lanes 0..15 to ldmatrix and 16..31 to mma (different operations).
+__global__ void t_ldm(unsigned* out, const unsigned short* mats, int mode) {
+    __shared__ __align__(16) unsigned short sh[4 * 8 * 16];
+    for (int i = threadIdx.x; i < 4 * 8 * 16; i += blockDim.x) sh[i] = mats[i];
+    __syncthreads();
+    int l = threadIdx.x;
+    const unsigned short* row = &sh[((l >> 3) * 8 + (l & 7)) * 16];
+    if (mode == 2 && l == 9) row += 1;
+    unsigned r[4] = {0, 0, 0, 0};
+    if (mode == 1) {
+        ldmatrix_x4_trans(r, row);
+    } else if (mode == 3 && l >= 16) {
+        float d[4] = {0, 0, 0, 0};
+        mma_bf16_16816(d, r, r);
+    } else {
+        ldmatrix_x4(r, row);
+    }
+    for (int j = 0; j < 4; j++) out[l * 4 + j] = r[j];
+}
+
+// x[threadIdx.x] = x[threadIdx.x] * 2 + 1 (order matters: graphs must keep it).
+__global__ void t_inc(float* x) { x[threadIdx.x] = x[threadIdx.x] * 2 + 1; }
+
 template <typename T>
 static T a(const uint64_t* args, int i) {
     T v;
@@ -125,6 +169,14 @@ static const Kernel k_reduce{"t_reduce", {P_PTR, P_PTR, P_PTR},
 static const Kernel k_exited{"t_exited", {P_PTR}, [](const uint64_t* x) { t_exited(a<float*>(x, 0)); }};
 static const Kernel k_deadlock{"t_deadlock", {P_PTR}, [](const uint64_t* x) { t_deadlock(a<float*>(x, 0)); }};
 static const Kernel k_scale{"t_scale", {P_PTR, P_INT, P_FLOAT}, [](const uint64_t*) {}};
+static const Kernel k_inc{"t_inc", {P_PTR}, [](const uint64_t* x) { t_inc(a<float*>(x, 0)); }};
+static const Kernel k_mma{"t_mma", {P_PTR, P_PTR},
+                          [](const uint64_t* x) { t_mma(a<float*>(x, 0), a<const unsigned*>(x, 1)); }};
+static const Kernel k_mma_direct{"t_mma_direct", {P_PTR, P_PTR},
+                                 [](const uint64_t* x) { t_mma(a<float*>(x, 0), a<const unsigned*>(x, 1)); }};
+static const Kernel k_ldm{"t_ldm", {P_PTR, P_PTR, P_INT}, [](const uint64_t* x) {
+                              t_ldm(a<unsigned*>(x, 0), a<const unsigned short*>(x, 1), a<int>(x, 2));
+                          }};
 
 // The PTX the emulator reads: only the directives it parses matter.
 static const char* kPTX = R"(
@@ -153,6 +205,38 @@ static const char* kPTX = R"(
 {
 	bar.sync 	0;
 	shfl.sync.bfly.b32 	%r1|%p1, %r2, %r3, %r4, %r5;
+}
+.visible .entry t_inc(
+	.param .u64 t_inc_param_0
+)
+{
+	ret;
+}
+.visible .entry t_mma(
+	.param .u64 t_mma_param_0,
+	.param .u64 t_mma_param_1
+)
+{
+	mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};
+}
+.visible .entry t_mma_direct(
+	.param .u64 t_mma_direct_param_0,
+	.param .u64 t_mma_direct_param_1
+)
+{
+	ret;
+}
+.visible .entry t_ldm(
+	.param .u64 t_ldm_param_0,
+	.param .u64 t_ldm_param_1,
+	.param .u32 t_ldm_param_2
+)
+{
+	.shared .align 16 .b8 sh[1024];
+	bar.sync 	0;
+	@%p1 ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];
+	ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];
+	mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};
 }
 .visible .entry t_scale(
 	.param .u64 t_scale_param_0,
@@ -215,6 +299,10 @@ int main(int argc, char** argv) {
     add_kernel(&k_exited);
     add_kernel(&k_deadlock);
     add_kernel(&k_scale);
+    add_kernel(&k_mma);
+    add_kernel(&k_inc);
+    add_kernel(&k_mma_direct);
+    add_kernel(&k_ldm);
 
     CUdeviceptr d = 0;
     CHECK(cuMemAlloc_v2(&d, 16) == E_NOT_INITIALIZED, "a call before cuInit");
@@ -428,6 +516,194 @@ int main(int argc, char** argv) {
         CHECK(cuDevicePrimaryCtxRelease_v2(1) == OK, "release");
         CHECK(cuMemAlloc_v2(&x, 4) == E_INVALID_CONTEXT && has(logged(), "destroyed"),
               "a released primary context is gone");
+    }
+
+    // Tensor-core operations: mma.sync m16n8k16 bf16 and ldmatrix .x4 on
+    // hand-computed cases, whose expected values come from the PTX ISA's
+    // fragment tables by hand, not from the emulator's layout code.
+    CHECK(cuDevicePrimaryCtxRelease_v2(0) == OK && cuDevicePrimaryCtxRetain(&ctx0, 0) == OK &&
+              cuCtxSetCurrent(ctx0) == OK,
+          "fresh device 0");
+    {
+        CUresult r;
+        void* m = load(kPTX, &r);
+        void *fmma, *fdirect, *fldm;
+        CHECK(r == OK && cuModuleGetFunction(&fmma, m, "t_mma") == OK && cuModuleGetFunction(&fdirect, m, "t_mma_direct") == OK &&
+                  cuModuleGetFunction(&fldm, m, "t_ldm") == OK,
+              "tensor-core test kernels");
+        CUdeviceptr dregs, dout;
+        CHECK(cuMemAlloc_v2(&dregs, 2 * 32 * 10 * 4) == OK && cuMemAlloc_v2(&dout, 2 * 32 * 4 * 4) == OK, "allocs");
+        uint64_t pregs = dregs, pout = dout;
+        unsigned one = amtemu_bf16_rn(1.0f);
+        auto run_mma = [&](const std::vector<unsigned>& regs, std::vector<float>& d, unsigned threads = 32) {
+            cuMemcpyHtoDAsync_v2(dregs, regs.data(), regs.size() * 4, nullptr);
+            CUresult lr = launch(fmma, 1, 1, threads, nullptr, {&pout, &pregs});
+            d.resize(threads * 4);
+            cuMemcpyDtoHAsync_v2(d.data(), dout, threads * 16, nullptr);
+            return lr;
+        };
+        // 1. One element of A: lane 5 (g 1, t 1), register a[2], high half is
+        //    a5 = A(1, 2t+8+1) = A(1, 11) = 1. B's row k = 11 is b3 (high half
+        //    of b[1]) of the lanes with t = 1, n = g: B(11, n) = n + 1. So
+        //    D = A·B has row 1 = (1, 2, ..., 8), held by lanes 4..7 (g = 1)
+        //    as d[0] = D(1, 2t), d[1] = D(1, 2t + 1); everything else is 0.
+        std::vector<unsigned> regs(320, 0);
+        regs[5 * 10 + 2] = one << 16;
+        for (int g = 0; g < 8; g++) regs[(4 * g + 1) * 10 + 5] = unsigned(amtemu_bf16_rn(float(g + 1))) << 16;
+        std::vector<float> d;
+        CHECK(run_mma(regs, d) == OK, "launch mma");
+        for (int l = 0; l < 32; l++)
+            for (int i = 0; i < 4; i++) {
+                float want = (l >= 4 && l < 8 && i < 2) ? float(2 * (l - 4) + i + 1) : 0.0f;
+                CHECK(d[l * 4 + i] == want, "mma one element: lane %d d[%d] = %g, want %g", l, i, d[l * 4 + i], want);
+            }
+        // 2. The accumulator: lane 30 (g 7, t 2) d[3] is C(15, 5); with A = 0
+        //    it comes back as it went in, and adds to a product: A(15, 0) is
+        //    a2's low half (a[1]) of lane 28 (g 7, t 0); B(0, 5) is b0's low
+        //    half (b[0]) of lane 20 (g 5, t 0); D(15, 5) = C(15, 5) + A·B.
+        std::fill(regs.begin(), regs.end(), 0);
+        float c = 0.375f;
+        memcpy(&regs[30 * 10 + 9], &c, 4);
+        regs[28 * 10 + 1] = amtemu_bf16_rn(3.0f);
+        regs[20 * 10 + 4] = amtemu_bf16_rn(-0.5f);
+        CHECK(run_mma(regs, d) == OK, "launch mma");
+        CHECK(d[30 * 4 + 3] == 0.375f - 1.5f, "mma accumulates: lane 30 d[3] = %g, want %g", d[30 * 4 + 3], 0.375f - 1.5f);
+        int nonzero = 0;
+        for (float v : d) nonzero += v != 0;
+        CHECK(nonzero == 1, "mma accumulates: %d nonzero outputs, want 1", nonzero);
+        // 3. Two warps, each its own product: the second warp's lane 0 a[0]
+        //    = {A(0,0), A(0,1)} = {2, 1}, lane 0 b[0] = {B(0,0), B(1,0)} =
+        //    {1, 4}: D(0,0) = 2 + 4 = 6 in its lane 0's d[0].
+        std::vector<unsigned> two(640, 0);
+        two[32 * 10 + 0] = amtemu_bf16_rn(2.0f) | unsigned(amtemu_bf16_rn(1.0f)) << 16;
+        two[32 * 10 + 4] = amtemu_bf16_rn(1.0f) | unsigned(amtemu_bf16_rn(4.0f)) << 16;
+        CHECK(run_mma(two, d, 64) == OK, "launch mma on two warps");
+        CHECK(d[32 * 4] == 6 && d[0] == 0, "two warps: %g %g, want 6 0", d[32 * 4], d[0]);
+        logged();
+        // 4. A warp with 16 lanes is a fault, and so is an mma in a kernel
+        //    whose PTX has none.
+        CHECK(run_mma(regs, d, 16) == E_LAUNCH_FAILED || cuCtxSynchronize() == E_LAUNCH_FAILED, "half a warp");
+        CHECK(has(logged(), "lanes have exited or do not exist"), "reported");
+        CHECK(cuDevicePrimaryCtxRelease_v2(0) == OK && cuDevicePrimaryCtxRetain(&ctx0, 0) == OK &&
+                  cuCtxSetCurrent(ctx0) == OK,
+              "fresh device 0");
+        m = load(kPTX, &r);
+        CHECK(r == OK && cuModuleGetFunction(&fmma, m, "t_mma") == OK && cuModuleGetFunction(&fdirect, m, "t_mma_direct") == OK &&
+                  cuModuleGetFunction(&fldm, m, "t_ldm") == OK && cuMemAlloc_v2(&dregs, 2 * 32 * 10 * 4) == OK &&
+                  cuMemAlloc_v2(&dout, 2 * 32 * 4 * 4) == OK,
+              "again");
+        pregs = dregs, pout = dout;
+        CHECK(launch(fdirect, 1, 1, 32, nullptr, {&pout, &pregs}) == E_LAUNCH_FAILED && has(logged(), "PTX has none"),
+              "mma in a kernel whose PTX has no mma.sync");
+        CHECK(cuDevicePrimaryCtxRelease_v2(0) == OK && cuDevicePrimaryCtxRetain(&ctx0, 0) == OK &&
+                  cuCtxSetCurrent(ctx0) == OK,
+              "fresh device 0");
+        m = load(kPTX, &r);
+        CHECK(r == OK && cuModuleGetFunction(&fldm, m, "t_ldm") == OK, "again");
+
+        // 5. ldmatrix: matrix j's element (row, col) is 64j + 8row + col.
+        //    Lane 13 (13/4 = 3, 13%4 = 1), register 2 = matrix 2: without
+        //    .trans (row 3, cols 2, 3) = {154, 155}; with .trans (rows 2, 3,
+        //    col 3) = {147, 155}. Lane 0, register 0: {0, 1} and {0, 8}.
+        std::vector<unsigned short> mats(4 * 8 * 16, 0xffff);
+        for (int j = 0; j < 4; j++)
+            for (int row = 0; row < 8; row++)
+                for (int col = 0; col < 8; col++) mats[(j * 8 + row) * 16 + col] = (unsigned short)(64 * j + 8 * row + col);
+        CUdeviceptr dm, dr;
+        CHECK(cuMemAlloc_v2(&dm, mats.size() * 2) == OK && cuMemAlloc_v2(&dr, 32 * 4 * 4) == OK, "allocs");
+        cuMemcpyHtoDAsync_v2(dm, mats.data(), mats.size() * 2, nullptr);
+        uint64_t pm = dm, pr = dr;
+        unsigned got[128];
+        for (uint64_t mode : {0, 1}) {
+            CHECK(launch(fldm, 1, 1, 32, nullptr, {&pr, &pm, &mode}) == OK, "ldmatrix mode %d", int(mode));
+            cuMemcpyDtoHAsync_v2(got, dr, sizeof got, nullptr);
+            unsigned want13 = mode ? (147u | 155u << 16) : (154u | 155u << 16);
+            unsigned want0 = mode ? (0u | 8u << 16) : (0u | 1u << 16);
+            CHECK(got[13 * 4 + 2] == want13, "ldmatrix%s lane 13 r[2] = %08x, want %08x", mode ? ".trans" : "",
+                  got[13 * 4 + 2], want13);
+            CHECK(got[0] == want0, "ldmatrix%s lane 0 r[0] = %08x, want %08x", mode ? ".trans" : "", got[0], want0);
+            // every lane: 4 distinct values, all of matrix j in r[j]
+            for (int l = 0; l < 32; l++)
+                for (int j = 0; j < 4; j++) {
+                    unsigned lo = got[l * 4 + j] & 0xffff, hi = got[l * 4 + j] >> 16;
+                    CHECK(lo / 64 == unsigned(j) && hi / 64 == unsigned(j), "lane %d r[%d] from matrix %u/%u", l, j, lo / 64, hi / 64);
+                    CHECK(mode ? hi == lo + 8 : hi == lo + 1, "lane %d r[%d] = %u %u", l, j, lo, hi);
+                }
+        }
+        CHECK(logged().empty(), "no reports");
+        uint64_t mode = 2;
+        CHECK(launch(fldm, 1, 1, 32, nullptr, {&pr, &pm, &mode}) == E_LAUNCH_FAILED && has(logged(), "not 16-byte aligned"),
+              "a misaligned ldmatrix row");
+        CHECK(cuDevicePrimaryCtxRelease_v2(0) == OK && cuDevicePrimaryCtxRetain(&ctx0, 0) == OK &&
+                  cuCtxSetCurrent(ctx0) == OK,
+              "fresh device 0");
+        m = load(kPTX, &r);
+        CHECK(r == OK && cuModuleGetFunction(&fldm, m, "t_ldm") == OK && cuMemAlloc_v2(&dm, mats.size() * 2) == OK &&
+                  cuMemAlloc_v2(&dr, 32 * 4 * 4) == OK,
+              "again");
+        pm = dm, pr = dr, mode = 3;
+        CHECK(launch(fldm, 1, 1, 32, nullptr, {&pr, &pm, &mode}) == E_LAUNCH_FAILED && has(logged(), "different warp-collective"),
+              "half the warp at ldmatrix, half at mma");
+
+        // 6. PTX with a tensor instruction the emulator does not model is
+        //    refused when the module loads.
+        CHECK(cuDevicePrimaryCtxRelease_v2(0) == OK && cuDevicePrimaryCtxRetain(&ctx0, 0) == OK &&
+                  cuCtxSetCurrent(ctx0) == OK,
+              "fresh device 0");
+        for (const char* other : {"mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x2.shared.b16",
+                                  "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cp.async.ca.shared.global",
+                                  "shfl.sync.idx.b32"}) {
+            std::string ptx = kPTX, jit;
+            ptx.replace(ptx.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 51, other);
+            load(ptx.c_str(), &r, &jit);
+            CHECK(r == E_INVALID_PTX && has(jit, "does not emulate") && has(jit, other), "%s refused (%d, %s)", other, r, jit.c_str());
+        }
+        logged();
+    }
+
+    // CUDA graphs by stream capture: work is recorded, not run; a launch
+    // replays it in order; what the emulator does not capture (copies,
+    // synchronisation) invalidates the capture; memory freed since the
+    // capture is an illegal address.
+    CHECK(cuDevicePrimaryCtxRelease_v2(0) == OK && cuDevicePrimaryCtxRetain(&ctx0, 0) == OK &&
+              cuCtxSetCurrent(ctx0) == OK,
+          "fresh device 0");
+    {
+        CUresult r;
+        void* m = load(kPTX, &r);
+        void* finc;
+        void* s;
+        CUdeviceptr x;
+        CHECK(r == OK && cuModuleGetFunction(&finc, m, "t_inc") == OK && cuStreamCreate(&s, 1) == OK &&
+                  cuMemAlloc_v2(&x, 16) == OK,
+              "setup");
+        float v[4] = {0, 0, 0, 0};
+        cuMemcpyHtoDAsync_v2(x, v, 16, s);
+        uint64_t px = x;
+        CHECK(cuStreamBeginCapture_v2(nullptr, 2) == E_STREAM_CAPTURE_UNSUPPORTED, "the NULL stream cannot be captured");
+        CHECK(cuStreamBeginCapture_v2(s, 2) == OK, "begin capture");
+        CHECK(launch(finc, 1, 1, 4, s, {&px}) == OK && launch(finc, 1, 1, 4, s, {&px}) == OK, "two launches captured");
+        void *g, *e;
+        CHECK(cuStreamEndCapture(s, &g) == OK && g, "end capture");
+        CHECK(cuMemcpyDtoHAsync_v2(v, x, 16, s) == OK && v[0] == 0, "captured work did not run (%g)", v[0]);
+        CHECK(cuGraphInstantiateWithFlags(&e, g, 0) == OK, "instantiate");
+        CHECK(cuGraphLaunch(e, s) == OK && cuGraphLaunch(e, s) == OK, "two graph launches");
+        CHECK(cuMemcpyDtoHAsync_v2(v, x, 16, s) == OK && v[3] == 15, "((0·2+1)·2+1) twice = 15, got %g", v[3]);
+        CHECK(cuStreamBeginCapture_v2(s, 2) == OK, "begin capture");
+        CHECK(cuMemcpyHtoDAsync_v2(x, v, 16, s) == E_STREAM_CAPTURE_UNSUPPORTED, "a copy on a capturing stream");
+        CHECK(cuStreamSynchronize(s) == E_STREAM_CAPTURE_UNSUPPORTED, "synchronising a capturing stream");
+        void* g2;
+        CHECK(cuStreamEndCapture(s, &g2) == E_STREAM_CAPTURE_INVALIDATED && !g2 && has(logged(), "invalidated"),
+              "the capture is invalidated");
+        CHECK(cuStreamSynchronize(s) == OK, "the stream works again after the capture");
+        CHECK(cuMemFree_v2(x) == OK, "free");
+        CHECK(cuGraphLaunch(e, s) == E_ILLEGAL_ADDRESS && has(logged(), "freed since the capture"), "a graph over freed memory");
+        CHECK(cuDevicePrimaryCtxRelease_v2(0) == OK && cuDevicePrimaryCtxRetain(&ctx0, 0) == OK &&
+                  cuCtxSetCurrent(ctx0) == OK,
+              "fresh device 0");
+        CHECK(cuGraphExecDestroy(e) == E_INVALID_VALUE && cuGraphDestroy(g) == E_INVALID_VALUE && has(logged(), "not a live"),
+              "graphs of a released context are gone");
+        logged();
     }
 
     // cuBLAS: the product, its rounding, and its checks.

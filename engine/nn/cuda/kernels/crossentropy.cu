@@ -29,14 +29,19 @@ extern "C" __global__ void crossentropy_forward(float* losses, float* probs, con
     }
 }
 
-// dlogits += (probs - onehot(targets))·scale for rows whose target is ≥ 0.
-extern "C" __global__ void crossentropy_backward(float* dlogits, const float* probs, const int* targets,
-                                                 int N, int V, float scale) {
+// dlogits += (probs - onehot(targets))·scale for rows whose target is ≥ 0;
+// dlbf (if not null) = dlogits in bf16 (every element).
+extern "C" __global__ void crossentropy_backward(float* dlogits, unsigned short* dlbf, const float* probs,
+                                                 const int* targets, int N, int V, float scale) {
     long n = (long)N * V;
     GRID_STRIDE(i, n) {
         int row = (int)(i / V), c = (int)(i % V);
         int t = targets[row];
-        if (t < 0) continue;
-        dlogits[i] += (probs[i] - (c == t ? 1.0f : 0.0f)) * scale;
+        float d = dlogits[i];
+        if (t >= 0) {
+            d += (probs[i] - (c == t ? 1.0f : 0.0f)) * scale;
+            dlogits[i] = d;
+        }
+        if (dlbf) dlbf[i] = f32_to_bf16_bits(d);
     }
 }

@@ -1,10 +1,12 @@
 // Layer norm over rows of C, forward and backward. One warp per row.
 #include "common.cuh"
 
-// out (N,C) = (inp - mean)·rstd·w + b; mean, rstd (N) saved for backward.
+// out (N,C) = (inp - mean)·rstd·w + b; mean, rstd (N) saved for backward;
+// outbf (if not null) = out in bf16.
 // Launch: blockDim.x = 256 (8 rows per block), grid = ceil(N/8).
-extern "C" __global__ void layernorm_forward(float* out, float* mean, float* rstd, const float* inp,
-                                             const float* w, const float* b, int N, int C, float eps) {
+extern "C" __global__ void layernorm_forward(float* out, unsigned short* outbf, float* mean, float* rstd,
+                                             const float* inp, const float* w, const float* b, int N, int C,
+                                             float eps) {
     int row = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     int lane = threadIdx.x & 31;
     if (row >= N) return;
@@ -20,18 +22,22 @@ extern "C" __global__ void layernorm_forward(float* out, float* mean, float* rst
     v = warp_sum(v) / C;
     float r = rsqrtf(v + eps);
     float* o = out + (long)row * C;
-    for (int i = lane; i < C; i += 32) o[i] = (x[i] - m) * r * w[i] + b[i];
+    for (int i = lane; i < C; i += 32) {
+        float y = (x[i] - m) * r * w[i] + b[i];
+        o[i] = y;
+        if (outbf) outbf[(long)row * C + i] = f32_to_bf16_bits(y);
+    }
     if (lane == 0) {
         mean[row] = m;
         rstd[row] = r;
     }
 }
 
-// dinp (N,C) += rstd·(dnorm - mean(dnorm) - norm·mean(dnorm·norm)), dnorm = dout·w.
-// Launch like layernorm_forward.
-extern "C" __global__ void layernorm_backward_dinp(float* dinp, const float* dout, const float* inp,
-                                                   const float* w, const float* mean, const float* rstd,
-                                                   int N, int C) {
+// dinp (N,C) += rstd·(dnorm - mean(dnorm) - norm·mean(dnorm·norm)), dnorm = dout·w;
+// dinpbf (if not null) = the result in bf16. Launch like layernorm_forward.
+extern "C" __global__ void layernorm_backward_dinp(float* dinp, unsigned short* dinpbf, const float* dout,
+                                                   const float* inp, const float* w, const float* mean,
+                                                   const float* rstd, int N, int C) {
     int row = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     int lane = threadIdx.x & 31;
     if (row >= N) return;
@@ -51,7 +57,9 @@ extern "C" __global__ void layernorm_backward_dinp(float* dinp, const float* dou
     for (int i = lane; i < C; i += 32) {
         float n = (x[i] - m) * s;
         float d = g[i] * w[i];
-        di[i] += s * (d - sumD - n * sumDN);
+        float v = di[i] + s * (d - sumD - n * sumDN);
+        di[i] = v;
+        if (dinpbf) dinpbf[(long)row * C + i] = f32_to_bf16_bits(v);
     }
 }
 

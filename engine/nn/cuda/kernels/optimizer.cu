@@ -2,8 +2,10 @@
 #include "common.cuh"
 
 // One AdamW step in place; gradients are multiplied by gscale first
-// (clipping); bc1, bc2 are the bias corrections 1-β₁^t, 1-β₂^t.
-extern "C" __global__ void adamw_update(float* p, const float* g, float* m, float* v, long n,
+// (clipping); bc1, bc2 are the bias corrections 1-β₁^t, 1-β₂^t. pbf (if
+// not null) receives the new parameters in bf16 (the weights' copy the
+// products take as operands).
+extern "C" __global__ void adamw_update(float* p, unsigned short* pbf, const float* g, float* m, float* v, long n,
                                         float lr, float b1, float b2, float eps, float wd,
                                         float bc1, float bc2, float gscale) {
     GRID_STRIDE(i, n) {
@@ -13,7 +15,9 @@ extern "C" __global__ void adamw_update(float* p, const float* g, float* m, floa
         m[i] = mi;
         v[i] = vi;
         float mh = mi / bc1, vh = vi / bc2;
-        p[i] -= lr * (mh / (sqrtf(vh) + eps) + wd * p[i]);
+        float np = p[i] - lr * (mh / (sqrtf(vh) + eps) + wd * p[i]);
+        p[i] = np;
+        if (pbf) pbf[i] = f32_to_bf16_bits(np);
     }
 }
 

@@ -1,0 +1,223 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/amtstudio/amt/engine/atomicfile"
+	"github.com/amtstudio/amt/engine/userfile"
+)
+
+// Outputs: every file a user names for writing (a MIDI file, a WAV, stems,
+// a piano roll, a snapshot, a JSON report) goes through WriteOutput, and
+// every folder a user names for writing (an export, a model, rolls,
+// profiles) is checked by CheckOutputDir, whether the window or the
+// command line asks. What the path names decides how it is written:
+//
+//   - "-" is standard output, written as a stream (`amt generate … -o - |
+//     amt render - -o out.wav`).
+//   - A path that does not exist, or a regular file, is written
+//     atomically: a temporary file in the same folder, synced, renamed
+//     over it. Nothing is ever written outside the destination's folder.
+//   - A symlink is followed: the file it leads to is replaced atomically
+//     in that file's own folder, and the link stays a link (a link to a
+//     stream is written as that stream). A dangling symlink and a loop are
+//     refused: a link names where to write, and there is no such place.
+//   - A named pipe or a character device (/dev/stdout, a terminal,
+//     /dev/null, /dev/full) is written through as a stream:
+//     opened without creating or truncating anything, a pipe waited on
+//     until its reader comes or the work is stopped; its write errors
+//     (ENOSPC on /dev/full, EPIPE) fail the command. Standard output
+//     named by path (/dev/stdout, /proc/self/fd/1) is standard output.
+//   - A folder is refused, and so are a block device (a disk is never
+//     the place for a MIDI file) and a socket (it cannot be opened). Commands check their outputs with
+//     CheckOutput before any work, so `--wav DIR` fails at once, not after
+//     a piece was generated.
+//
+// A stream cannot seek back: a WAV written to one announces its length in
+// its header up front (audio.NewWAVStreamWriter), which may add up to
+// synth.MaxTail of silence at its end.
+
+// StdoutPath names standard output as an output (and as an input:
+// ReadMIDI).
+const StdoutPath = "-"
+
+// output is where a path leads.
+type output struct {
+	stdout bool   // os.Stdout itself
+	stream string // a stream to open (a pipe, a device, a socket)
+	file   string // a regular file (existing or not) to replace atomically
+}
+
+func (o output) isStream() bool { return o.stdout || o.stream != "" }
+
+// resolveOutput says where writing path leads, or why it cannot be
+// written. It changes nothing.
+func resolveOutput(path string) (output, error) {
+	switch path {
+	case "":
+		return output{}, fmt.Errorf("%w: no output file named", ErrUsage)
+	case StdoutPath:
+		return output{stdout: true}, nil
+	}
+	li, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		dir := filepath.Dir(path)
+		di, err := os.Stat(dir)
+		switch {
+		case err != nil:
+			return output{}, fmt.Errorf("output %s: its folder %s: %w", path, dir, err)
+		case !di.IsDir():
+			return output{}, fmt.Errorf("output %s: %s is a %s, not a folder", path, dir, userfile.Kind(di.Mode()))
+		}
+		return output{file: path}, nil
+	}
+	if err != nil {
+		return output{}, fmt.Errorf("output %s: %w", path, err)
+	}
+	fi, target := li, path
+	if li.Mode()&fs.ModeSymlink != 0 {
+		if fi, err = os.Stat(path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return output{}, fmt.Errorf("output %s: a dangling symlink (what it points to does not exist): name the file itself", path)
+			}
+			return output{}, fmt.Errorf("output %s: a symlink that cannot be followed: %w", path, err)
+		}
+		if fi.Mode().IsRegular() && !isStdout(fi) {
+			if target, err = filepath.EvalSymlinks(path); err != nil {
+				return output{}, fmt.Errorf("output %s: a symlink that cannot be followed: %w", path, err)
+			}
+		}
+	}
+	m := fi.Mode()
+	switch {
+	case isStdout(fi):
+		return output{stdout: true}, nil
+	case m.IsRegular():
+		return output{file: target}, nil
+	case m.IsDir():
+		return output{}, fmt.Errorf("output %s is a folder: name a file in it", path)
+	case userfile.IsStream(m):
+		return output{stream: path}, nil
+	}
+	return output{}, fmt.Errorf("output %s is a %s: refusing to write over it", path, userfile.Kind(m))
+}
+
+// isStdout reports whether fi is the file standard output writes to.
+func isStdout(fi fs.FileInfo) bool {
+	so, err := os.Stdout.Stat()
+	return err == nil && os.SameFile(fi, so)
+}
+
+// CheckOutput reports why path cannot be written as WriteOutput would
+// write it (a folder, a block device, a dangling symlink, a missing
+// folder), before any work; nil when it can.
+func CheckOutput(path string) error {
+	_, err := resolveOutput(path)
+	return err
+}
+
+// OutputIsStream reports whether writing path writes a stream (standard
+// output, a pipe, a device), not a file: no file name extension is asked
+// of it, and there is no folder beside it for stems.
+func OutputIsStream(path string) bool {
+	o, err := resolveOutput(path)
+	return err == nil && o.isStream()
+}
+
+// OutputIsStdout reports whether writing path writes the process's
+// standard output ("-", /dev/stdout): a command then prints its report on
+// standard error, so the stream stays whole.
+func OutputIsStdout(path string) bool {
+	o, err := resolveOutput(path)
+	return err == nil && o.stdout
+}
+
+// WriteOutput writes the output a user named, path, through write, as
+// the comment above says: atomically for a file (write gets the temporary
+// *os.File, which can seek), as a stream otherwise (write gets a buffered
+// writer that cannot; its errors, and a full device's, are returned). It
+// returns ctx's error when ctx ends while a stream waits for its reader.
+// Errors name the path.
+func WriteOutput(ctx context.Context, path string, write func(w io.Writer) error) error {
+	o, err := resolveOutput(path)
+	if err != nil {
+		return err
+	}
+	if o.file != "" {
+		atomicfile.CleanStale(filepath.Dir(o.file)) // what a killed writer left there
+		if err := atomicfile.Write(o.file, func(f *os.File) error { return write(f) }); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		return nil
+	}
+	var f *os.File
+	if o.stdout {
+		f = os.Stdout
+	} else {
+		if f, err = userfile.OpenStream(ctx, o.stream); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		defer f.Close()
+	}
+	bw := bufio.NewWriterSize(streamWriter{ctx, f}, 64<<10)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// streamWriter writes to a stream until ctx ends (userfile.WriteAll).
+type streamWriter struct {
+	ctx context.Context
+	f   *os.File
+}
+
+func (w streamWriter) Write(b []byte) (int, error) {
+	if err := userfile.WriteAll(w.ctx, w.f, b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// WriteOutputBytes is WriteOutput for content already in memory, stopped
+// by Stopping's context.
+func WriteOutputBytes(path string, data []byte) error {
+	return WriteOutput(Stopping(), path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// CheckOutputDir reports why dir cannot be the folder a command writes
+// into (it is a file, a device, a dangling symlink); nil when it is a
+// folder, a symlink to one, or does not exist yet (it is then created,
+// with its parents).
+func CheckOutputDir(dir string) error {
+	if dir == "" {
+		return fmt.Errorf("%w: no output folder named", ErrUsage)
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if li, lerr := os.Lstat(dir); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("output folder %s is a dangling symlink (what it points to does not exist)", dir)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("output folder %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("output folder %s is a %s, not a folder", dir, userfile.Kind(fi.Mode()))
+	}
+	return nil
+}
