@@ -50,8 +50,11 @@ const VarySemitones = 4
 
 var leverNames = [numLevers]string{"canonical", "vary", "lengths", "texture", "dynamics", "strains", "critic"}
 
-// DefaultLevers are the levers on by default.
-const DefaultLevers Levers = 0
+// DefaultLevers are the levers on by default: each moved the two-sample
+// test with the H100 candidate model and lost no adherence floor
+// (docs/MODEL.md, "The two-sample test"). Texture (more leaps) and the
+// critic (no gain against its cost of a second candidate) are off.
+const DefaultLevers = LeverCanonical | LeverVary | LeverLengths | LeverDynamics | LeverStrains
 
 // resolve returns the levers in force.
 func (l Levers) resolve() Levers {
@@ -75,6 +78,9 @@ func (l Levers) String() string {
 	}
 	return strings.Join(out, ",")
 }
+
+// LeverNames are the levers' names, in their order.
+func LeverNames() []string { return append([]string(nil), leverNames[:]...) }
 
 // ParseLevers reads a lever list: "default", "none", or names joined by
 // commas ("canonical,vary").

@@ -106,7 +106,8 @@ type PromptResult struct {
 	Tried     int     // candidates sampled (PromptRequest.Candidates)
 	Seconds   float64 // wall time of the request: every candidate sampled, decoded and judged (side by side, lanes.go)
 	Form      condition.Plan
-	Restated  int // tokens restated by the form
+	Restated  int    // tokens restated by the form
+	Levers    Levers // the decoding levers in force (levers.go; resolved, never 0 for the defaults)
 }
 
 // MeasuredAttributes are the attributes as measured from the generated
@@ -368,7 +369,7 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		return nil, fmt.Errorf("generate: decode: %w", err)
 	}
 	clipToBars(sc, a.Bars)
-	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs, Form: plan, Restated: form.Forced}
+	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs, Form: plan, Restated: form.Forced, Levers: levers | LeversSet}
 	if err := r.measure(); err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}

@@ -761,41 +761,49 @@ func DecodingName(r PromptRequest) string {
 	return strings.Join(parts, ", ")
 }
 
-// WriteTwoSampleRolls draws the count generated pieces the forest found
-// most generated-looking (highest held-out probability), each beside the
-// real piece whose prompt it answered (both the first bars bars), into
-// dir/rolls.png, and writes their MIDI files (gen-NNN.mid, real-NNN.mid,
-// NNN the piece's number in the report).
+// WriteTwoSampleRolls writes every pair's MIDI files into dir
+// (gen-NNN.mid, real-NNN.mid, NNN the piece's number in the report) and
+// draws into dir/rolls.png, for each group of real pieces, the
+// ⌈count/groups⌉ generated pieces the forest found most generated-looking
+// (highest held-out probability), each beside the real piece whose prompt
+// it answered (both their first bars bars).
 func WriteTwoSampleRolls(dir string, rep *TwoSampleReport, count int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("rolls: %w", err)
 	}
-	var idx []int
+	byGroup := map[string][]int{}
+	var groups []string
 	for i, p := range rep.Pieces {
-		if p.genScore != nil && p.realScore != nil {
-			idx = append(idx, i)
+		if p.genScore == nil || p.realScore == nil {
+			continue
 		}
+		if err := midi.WriteFile(filepath.Join(dir, fmt.Sprintf("gen-%03d.mid", i+1)), p.genScore); err != nil {
+			return fmt.Errorf("rolls: %w", err)
+		}
+		if err := midi.WriteFile(filepath.Join(dir, fmt.Sprintf("real-%03d.mid", i+1)), p.realScore); err != nil {
+			return fmt.Errorf("rolls: %w", err)
+		}
+		if byGroup[p.Group] == nil {
+			groups = append(groups, p.Group)
+		}
+		byGroup[p.Group] = append(byGroup[p.Group], i)
 	}
-	if len(idx) == 0 {
+	if len(groups) == 0 {
 		return fmt.Errorf("rolls: no generated piece to draw")
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return rep.Pieces[idx[a]].ProbGenerated > rep.Pieces[idx[b]].ProbGenerated })
-	idx = idx[:min(count, len(idx))]
+	per := (count + len(groups) - 1) / len(groups)
 	const px = 12
 	var scores []*midi.Score
 	var captions []string
-	for _, i := range idx {
-		p := &rep.Pieces[i]
-		g, r := fmt.Sprintf("gen-%03d.mid", i+1), fmt.Sprintf("real-%03d.mid", i+1)
-		if err := midi.WriteFile(filepath.Join(dir, g), p.genScore); err != nil {
-			return fmt.Errorf("rolls: %w", err)
+	for _, g := range groups {
+		idx := byGroup[g]
+		sort.SliceStable(idx, func(a, b int) bool { return rep.Pieces[idx[a]].ProbGenerated > rep.Pieces[idx[b]].ProbGenerated })
+		for _, i := range idx[:min(per, len(idx))] {
+			p := &rep.Pieces[i]
+			scores = append(scores, p.genScore, p.realScore)
+			captions = append(captions, captionFit(fmt.Sprintf("%d generated (p %.2f): %s", i+1, float64(p.ProbGenerated), p.Prompt), rep.Bars, px),
+				captionFit(fmt.Sprintf("real: %s from bar %d", p.File, p.StartBar+1), rep.Bars, px))
 		}
-		if err := midi.WriteFile(filepath.Join(dir, r), p.realScore); err != nil {
-			return fmt.Errorf("rolls: %w", err)
-		}
-		scores = append(scores, p.genScore, p.realScore)
-		captions = append(captions, captionFit(fmt.Sprintf("%d generated (p %.2f): %s", i+1, float64(p.ProbGenerated), p.Prompt), rep.Bars, px),
-			captionFit(fmt.Sprintf("real: %s from bar %d", p.File, p.StartBar+1), rep.Bars, px))
 	}
 	return DrawRolls(filepath.Join(dir, "rolls.png"), scores, captions, nil, RollOptions{Bars: rep.Bars, Cols: 2, PxPerBeat: px})
 }

@@ -188,6 +188,9 @@ func TestTwoSampleEndToEnd(t *testing.T) {
 	if err != nil || img.Bounds().Dx() < 2*4*4*12 {
 		t.Errorf("rolls: %v, %v (want two columns of 4 bars)", err, img.Bounds())
 	}
+	if mids, _ := filepath.Glob(filepath.Join(rolls, "*.mid")); len(mids) != 2*rep.Pairs {
+		t.Errorf("%d MIDI files written, want %d (every pair)", len(mids), 2*rep.Pairs)
+	}
 	// Saved and read back; compared with itself, nothing moves.
 	path := filepath.Join(t.TempDir(), "ts.json")
 	if err := rep.Save(path); err != nil {

@@ -28,6 +28,7 @@ type PromptGenerateJSON struct {
 	Candidates      int                    `json:"candidates"` // pieces sampled to find this one
 	Form            string                 `json:"form"`       // the form planned, e.g. "AABA (A A' B A, 4-bar sections)"
 	Restated        int                    `json:"restated_tokens"`
+	Levers          string                 `json:"levers,omitempty"` // the decoding levers in force on the prompt path (app.Levers)
 	Seconds         float64                `json:"seconds"`
 	TokensPerSecond float64                `json:"tokens_per_second"`
 	Notes           int                    `json:"notes"`
@@ -71,7 +72,7 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		cont:       fs.String("continue", "", "continue this MIDI file by --bars bars (default 8); the original is kept as it is"),
 		regen:      fs.String("regenerate", "", "re-sample bars A-B of the MIDI file given as the argument, keeping the rest"),
 		exact:      fs.Bool("exact", false, exactFlagHelp),
-		levers:     fs.String("levers", "default", "decoding levers of issue 24 (docs/MODEL.md): default, none, or a list of canonical, vary, lengths, texture, dynamics"),
+		levers:     fs.String("levers", "default", "decoding levers of issue 24 (docs/MODEL.md, \"The two-sample test\"): default ("+app.DefaultLevers.String()+"), none, or a list of "+strings.Join(app.LeverNames(), ", ")),
 	}
 }
 
@@ -198,6 +199,9 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	}
 	res := PromptGenerateJSON{Prompt: prompt, Model: m.Dir, Out: *out, WAV: *wav, Seed: *seed, Requested: r.Requested,
 		Measured: r.Measured, Adherence: r.Adherence, Tokens: r.New, Candidates: r.Tried, Form: r.Form.String(), Restated: r.Restated, Seconds: r.Seconds, Notes: r.Score.NoteCount(), Tracks: len(r.Score.Tracks)}
+	if r.Levers != 0 {
+		res.Levers = r.Levers.String()
+	}
 	if r.Seconds > 0 {
 		res.TokensPerSecond = float64(r.Sampled) / r.Seconds
 	}
