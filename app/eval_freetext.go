@@ -316,7 +316,8 @@ type FreeTextOptions struct {
 	Candidates  int
 	Temperature float64
 	TopP        float64
-	Bars        int // 0: each prompt's, else DefaultBars
+	Bars        int    // 0: each prompt's, else DefaultBars
+	Levers      Levers // the decoding levers of issue 24 (0: DefaultLevers)
 }
 
 // EvalFreeText generates each prompt with each seed through the prompt path
@@ -339,7 +340,7 @@ func EvalFreeText(ctx context.Context, m *Model, prompts []FreeTextPrompt, o Fre
 			}
 			piece := FreeTextPiece{Seed: sd, Met: make([]bool, len(fp.Expect))}
 			r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: fp.Prompt, Seed: sd, Bars: o.Bars, KeyBias: o.KeyBias,
-				Candidates: o.Candidates, Temperature: o.Temperature, TopP: o.TopP})
+				Candidates: o.Candidates, Temperature: o.Temperature, TopP: o.TopP, Levers: o.Levers})
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()

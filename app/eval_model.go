@@ -127,6 +127,7 @@ type SuiteReport struct {
 	Candidates        int                   `json:"candidates"`
 	Temperature       float64               `json:"temperature"`
 	TopP              float64               `json:"top_p"`
+	Levers            string                `json:"levers"` // decoding levers of issue 24 in force
 	Valid             float64               `json:"valid_rate"`
 	Adherence         eval.AdherenceSummary `json:"adherence"`
 	PitchClassEntropy MetricVsCorpus        `json:"pitch_class_entropy"`
@@ -233,6 +234,8 @@ type SuiteOptions struct {
 	Candidates  int     // PromptRequest.Candidates (0 or 1: one sample)
 	Temperature float64 // 0: DefaultTemperature
 	TopP        float64 // 0: DefaultTopP
+	Form        string  // PromptRequest.Form ("" or "auto": by genre)
+	Levers      Levers  // PromptRequest.Levers (0: DefaultLevers)
 	CorpusDir   string  // "": the stored corpus means and references
 	// References extra to the corpora (e.g. an arranged corpus).
 	References []NamedDir
@@ -249,7 +252,7 @@ type SuiteOptions struct {
 // 13. progress (may be nil) sees the pieces done over both passes.
 func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, progress func(i int)) (*SuiteReport, error) {
 	bars, seed, keyBias, corpusDir := o.Bars, o.Seed, o.KeyBias, o.CorpusDir
-	rep := &SuiteReport{Model: m.Dir, Prompts: len(prompts), Bars: bars, KeyBias: keyBias, Candidates: max(o.Candidates, 1), Temperature: o.Temperature, TopP: o.TopP, Floors: map[string]bool{}}
+	rep := &SuiteReport{Model: m.Dir, Prompts: len(prompts), Bars: bars, KeyBias: keyBias, Candidates: max(o.Candidates, 1), Temperature: o.Temperature, TopP: o.TopP, Levers: o.Levers.String(), Floors: map[string]bool{}}
 	start := time.Now()
 
 	// References first: a bad --corpus or --reference fails before
@@ -290,7 +293,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 		}
 		sd := seed + uint64(i)
 		piece := SuitePiece{Prompt: p, Seed: sd}
-		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd, KeyBias: keyBias, RhythmBias: o.RhythmBias, Candidates: o.Candidates, Temperature: o.Temperature, TopP: o.TopP})
+		r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: sd, KeyBias: keyBias, RhythmBias: o.RhythmBias, Candidates: o.Candidates, Temperature: o.Temperature, TopP: o.TopP, Form: o.Form, Levers: o.Levers})
 		if err == nil {
 			// Valid: the MIDI file written parses back with the same notes.
 			var buf bytes.Buffer
@@ -350,7 +353,7 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: seed + uint64(i), KeyBias: 0, Candidates: 1, Temperature: o.Temperature, TopP: o.TopP})
+			r, err := GenerateFromPrompt(ctx, m, PromptRequest{Prompt: p, Bars: bars, Seed: seed + uint64(i), KeyBias: 0, Candidates: 1, Temperature: o.Temperature, TopP: o.TopP, Form: o.Form, Levers: o.Levers})
 			if err == nil {
 				alone = append(alone, r.Adherence)
 				rep.Pieces[i].CKAlone = r.Adherence.CK

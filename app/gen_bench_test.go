@@ -98,3 +98,44 @@ func BenchmarkCandidates16Bars(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLevers16Bars: the default decoding (compact, candidates side by
+// side) over the first 8 prompts of the suite, 16 bars each, without the
+// levers of issue 24 ("levers=none", the decoding before them) and with
+// the default ones ("levers=default"), in one run so the ratio holds
+// whatever the machine's load. Reported: seconds per piece (wall) and
+// tokens sampled per second. AMT_BENCH_MODEL names another model folder.
+func BenchmarkLevers16Bars(b *testing.B) {
+	prompts, err := ReadSuite("../testdata/prompts/suite.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	prompts = prompts[:8]
+	load := loadEmbedded
+	if dir := os.Getenv("AMT_BENCH_MODEL"); dir != "" {
+		load = func() (*Model, error) { return LoadModel(dir) }
+	}
+	for _, lv := range []Levers{LeversSet, 0} {
+		b.Run("levers="+map[bool]string{true: "none", false: "default"}[lv == LeversSet], func(b *testing.B) {
+			m, err := load()
+			if err != nil {
+				b.Skip(err)
+			}
+			defer m.Close()
+			pieces, toks := 0, 0
+			for i := 0; i < b.N; i++ {
+				for k, p := range prompts {
+					r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: p, Bars: 16, Seed: uint64(i*100 + k + 1),
+						KeyBias: DefaultKeyBias, Candidates: DefaultCandidates, Levers: lv})
+					if err != nil {
+						b.Fatal(err)
+					}
+					pieces++
+					toks += r.Sampled
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(pieces), "s/piece")
+			b.ReportMetric(float64(toks)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}

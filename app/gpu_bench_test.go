@@ -16,8 +16,8 @@ import (
 // the same machine with the app's default decoding ("device=cpu": compact
 // int8 where the CPU has AVX2, else float32), same prompts and seeds, one
 // after the other. The two sample different pieces (their logits differ in
-// the last bits), so compare tokens/s and s/piece; the issue-26 floor is
-// the GPU at ≥ 3× the CPU's tokens/s. Needs a GPU (AMT_GPU_REQUIRED=1) or
+// the last bits), so compare tokens/s and s/piece (the issue-26 floor: 16
+// bars ≥ 3× faster; -benchtime 16x at least, 4 pieces are too few to say). Needs a GPU (AMT_GPU_REQUIRED=1) or
 // the emulator (AMT_CUDA_EMU; very slow there).
 func BenchmarkGPUGenerate16Bars(b *testing.B) {
 	if d := os.Getenv("AMT_CUDA_EMU"); d != "" {

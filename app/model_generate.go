@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -50,6 +51,11 @@ type PromptRequest struct {
 	// genre and length, condition.PlanForm): later sections restate
 	// earlier ones.
 	Form string
+	// Levers are the decoding levers of issue 24 (levers.go; 0:
+	// DefaultLevers).
+	Levers Levers
+	// Critic judges candidates under LeverCritic (nil: DefaultCritic).
+	Critic *Critic
 	// OnToken (may be nil) sees the count of tokens sampled so far (over
 	// all candidates).
 	OnToken func(n int)
@@ -113,7 +119,8 @@ type PromptResult struct {
 	Tried     int     // candidates sampled (PromptRequest.Candidates)
 	Seconds   float64 // wall time of the request: every candidate sampled, decoded and judged (side by side, lanes.go)
 	Form      condition.Plan
-	Restated  int // tokens restated by the form
+	Restated  int    // tokens restated by the form
+	Levers    Levers // the decoding levers in force (levers.go; resolved, never 0 for the defaults)
 	// Understood is what the prompt was read as: explicit and implied
 	// attributes with their sources, the words not used (understand.go).
 	Understood *Understanding
@@ -192,6 +199,18 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	req.seedMix = u.SampleSeed ^ req.Seed
 	req.register = u.RegisterRange
 	n := max(req.Candidates, 1)
+	// Under the critic at least CriticCandidates are sampled, and a tie on
+	// the attributes met goes to the one it finds most real.
+	critic, minTried := req.Critic, 0
+	if req.Levers.resolve()&LeverCritic != 0 && n > 1 {
+		if critic == nil {
+			var err error
+			if critic, err = DefaultCritic(); err != nil {
+				return nil, err
+			}
+		}
+		minTried = min(CriticCandidates, n)
+	}
 	lanes := m.lanes(n)
 	var progress sync.Mutex
 	sampled := 0
@@ -242,23 +261,33 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 		cancels[f.i]()
 		if f.i < stop && (errs[f.i] != nil || res[f.i].Adherence.Met == res[f.i].Adherence.Checked) {
 			stop = f.i + 1
+			if errs[f.i] == nil {
+				stop = max(stop, minTried)
+			}
 			for k := stop; k < next; k++ {
 				cancels[k]()
 			}
 		}
 	}
 	var best *PromptResult
+	bestScore := math.Inf(1)
 	tokens := 0
 	for i := range stop {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
 		tokens += res[i].New
-		if best == nil || res[i].Adherence.Met > best.Adherence.Met {
-			best = res[i]
+		score := math.Inf(1)
+		if critic != nil {
+			if f, err := eval.PieceFeatures(res[i].Score, res[i].Requested.Bars); err == nil {
+				score = critic.Score(f)
+			}
+		}
+		if best == nil || res[i].Adherence.Met > best.Adherence.Met || res[i].Adherence.Met == best.Adherence.Met && score < bestScore {
+			best, bestScore = res[i], score
 		}
 		best.Tried = i + 1
-		if best.Adherence.Met == best.Adherence.Checked {
+		if best.Adherence.Met == best.Adherence.Checked && i+1 >= minTried {
 			break
 		}
 	}
@@ -303,8 +332,12 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	// The model is asked in its key frame (keyframe.go); what it writes is
 	// moved back to the request before decoding.
 	fa, shift := m.toFrame(a, req.Seed)
+	levers := req.Levers.resolve()
 	g := v.NewGrammar()
 	g.Force(fa)
+	if levers&LeverCanonical != 0 {
+		g.Canonical(ChordCap)
+	}
 	c := condition.NewBars(v, g, a.Bars)
 	if a.Programs != nil {
 		c.Require(a.Programs, false) // drums come from INSTRUMENT_DRUMS, not a forced hit
@@ -312,11 +345,20 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		c.MaxInstruments = condition.DefaultMaxInstruments
 	}
 	c.CommonMetersOnly()
-	plan, err := condition.PlanForm(req.Form, a.Genre, a.Bars)
+	formName := req.Form
+	if (formName == "" || formName == "auto") && levers&LeverStrains != 0 && a.Bars >= 8 {
+		if f := condition.StrainForm(a.Genre); f != "" {
+			formName = f
+		}
+	}
+	plan, err := condition.PlanForm(formName, a.Genre, a.Bars)
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
 	form := condition.NewRestater(v, c, plan)
+	if levers&LeverVary != 0 && !condition.RepeatsExactly(a.Genre) {
+		form.Vary = VarySemitones
+	}
 	temp, topP := req.Temperature, req.TopP
 	if temp == 0 {
 		temp = DefaultTemperature
@@ -337,6 +379,14 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	if req.register[1] > 0 {
 		reg = condition.RegisterBias(v, c, req.register[0], req.register[1], RegisterBias, shift)
 	}
+	if levers&(LeverLengths|LeverTexture|LeverDynamics) != 0 {
+		opts.Plain = func() bool {
+			if k, ok := g.Only(); ok {
+				return k == token.KindDuration && levers&LeverLengths != 0 || k == token.KindVelocity && levers&LeverDynamics != 0
+			}
+			return g.AfterNote() && levers&LeverTexture != 0
+		}
+	}
 	opts.Mask = condition.Hooks(condition.KeyBias(v, c, fa.KeyTonic, fa.KeyMinor, req.KeyBias),
 		condition.RhythmBias(v, c, req.RhythmBias), reg)
 	if req.OnToken != nil {
@@ -356,7 +406,7 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		return nil, fmt.Errorf("generate: decode: %w", err)
 	}
 	clipToBars(sc, a.Bars)
-	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs, Form: plan, Restated: form.Forced}
+	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs, Form: plan, Restated: form.Forced, Levers: levers | LeversSet}
 	if err := r.measure(); err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}

@@ -14,7 +14,7 @@ func init() {
 	c := &Command{
 		Name:    "eval-compare",
 		Usage:   "eval-compare OLD.json NEW.json [--json]",
-		Summary: "set two suite reports saved by eval-model --save side by side: every floor before and after, and the pieces that changed (same prompts, same seeds)",
+		Summary: "set two reports saved by eval-model --save side by side: every floor before and after, and the pieces that changed (same prompts, same seeds); two-sample reports: accuracies, floors and features before and after",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		fs := NewFlags(env, c)
@@ -25,6 +25,25 @@ func init() {
 		}
 		if len(pos) != 2 {
 			return fmt.Errorf("%w: two reports (OLD.json NEW.json), got %d arguments", ErrUsage, len(pos))
+		}
+		if a, ok, err := app.ReadTwoSampleReport(pos[0]); err != nil {
+			return err
+		} else if ok {
+			b, ok, err := app.ReadTwoSampleReport(pos[1])
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("%w: %s is a two-sample report, %s is not", ErrUsage, pos[0], pos[1])
+			}
+			d := app.CompareTwoSample(a, b)
+			if *jsonOut {
+				enc := json.NewEncoder(env.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(d)
+			}
+			writeTwoSampleDiff(env.Stdout, d, pos[0], pos[1])
+			return nil
 		}
 		old, err := app.ReadSuiteReport(pos[0])
 		if err != nil {

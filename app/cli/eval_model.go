@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/amtstudio/amt/app"
@@ -16,7 +17,7 @@ import (
 func init() {
 	c := &Command{
 		Name:    "eval-model",
-		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--reference NAME=DIR]... [--match NAME] [--model-alone] [--rolls DIR] [--save FILE.json] [--json] [--pieces] [--freetext [--part dev|held-out|all] [--seeds N]]",
+		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--reference NAME=DIR]... [--match NAME] [--model-alone] [--rolls DIR] [--save FILE.json] [--json] [--pieces]\n       eval-model --two-sample [--model DIR] [--per-group N] [--real DIR]... [--select-seed S] [--folds K] [--repeats R] [--rolls DIR] [--save FILE.json] [--json] [--pieces]\n       eval-model --freetext [--part dev|held-out|all] [--seeds N] [--model DIR] [--levers L] [--save FILE.json] [--json]",
 		Summary: "run the prompt suite through a model (default: the embedded one): adherence, musicality against the real corpora, floors, speed",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -49,6 +50,21 @@ func init() {
 		pieces := fs.Bool("pieces", false, "include every piece (a table in text, the pieces in JSON)")
 		save := fs.String("save", "", "also write the whole report, every piece included, as JSON to this file")
 		ft := defineFreeTextFlags(fs) // eval_freetext.go
+		twoSample := fs.Bool("two-sample", false, "the two-sample test instead of the suite: real pieces answered by the model through prompts stating their own attributes; can classifiers tell them apart?")
+		perGroup := fs.Int("per-group", 40, "with --two-sample: real pieces per group (POP909, Nottingham, game music; or per --real folder)")
+		var realDirs []string
+		fs.Func("real", "with --two-sample: a folder of real MIDI files to use instead of the corpora (e.g. pieces outside the training data); repeatable", func(s string) error {
+			realDirs = append(realDirs, s)
+			return nil
+		})
+		selectSeed := fs.Uint64("select-seed", 1, "with --two-sample: the seed that orders the real files")
+		folds := fs.Int("folds", 5, "with --two-sample: cross-validation folds")
+		repeats := fs.Int("repeats", 10, "with --two-sample: cross-validation repeats")
+		form := fs.String("form", "auto", "form of the pieces ("+strings.Join(app.Forms, ", ")+")")
+		criticFile := fs.String("critic", "", "with the critic lever: the critic file to use (default: the embedded one)")
+		trainCritic := fs.String("train-critic", "", "with --two-sample: fit a critic on this run's pairs and write it to this file")
+		exclude := fs.String("exclude", "", "with --two-sample: a saved two-sample report whose real pieces are not chosen (train a critic on other pieces)")
+		leverList := fs.String("levers", "default", "decoding levers of issue 24: default, none, or a list (canonical,vary)")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -56,7 +72,12 @@ func init() {
 		if len(pos) > 0 {
 			return fmt.Errorf("%w: unexpected arguments %v", ErrUsage, pos)
 		}
-		if env, err = checkOutputs(env, *save); err != nil { // output.go: before the suite runs
+		if *twoSample {
+			if err := app.FirstError(app.IntIn("per-group", *perGroup, 1, 10000), app.IntIn("folds", *folds, 2, 20), app.IntIn("repeats", *repeats, 1, 100)); err != nil {
+				return err
+			}
+		}
+		if env, err = checkOutputs(env, *save, *trainCritic); err != nil { // output.go: before the suite runs
 			return err
 		}
 		if *rolls != "" {
@@ -70,11 +91,22 @@ func init() {
 		if err := app.FirstError(checkGenerate(*bars, 0, *temp, 0, *topP, max(*candidates, 1), *keyBias, *rhythmBias), app.IntIn("limit", *limit, 0, 1<<20)); err != nil {
 			return err // checkGenerate: generate.go
 		}
+		levers, err := app.ParseLevers(*leverList)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(app.Forms, *form) {
+			return fmt.Errorf("%w: --form %q: one of %s", ErrUsage, *form, strings.Join(app.Forms, ", "))
+		}
+		if *ft.on && *twoSample {
+			return fmt.Errorf("%w: --freetext and --two-sample are two runs", ErrUsage)
+		}
 		if *ft.on && *suite == app.DefaultSuite {
 			*suite = app.DefaultFreeTextSuite
 		}
 		var prompts []string
-		if !*ft.on {
+		if !*twoSample && !*ft.on {
+			var err error
 			if prompts, err = app.ReadSuite(*suite); err != nil {
 				return err
 			}
@@ -96,7 +128,7 @@ func init() {
 		}
 		if *ft.on {
 			return runFreeText(ctx, env, m, *suite, *limit, *seed, app.FreeTextOptions{KeyBias: float32(*keyBias), Candidates: *candidates,
-				Temperature: *temp, TopP: *topP, Bars: *bars}, ft, *jsonOut, *save)
+				Temperature: *temp, TopP: *topP, Bars: *bars, Levers: levers}, ft, *jsonOut, *save)
 		}
 		switch *corpusDir {
 		case "":
@@ -104,8 +136,33 @@ func init() {
 		case "stored":
 			*corpusDir = ""
 		}
-		rep, err := app.EvalSuite(ctx, m, prompts, app.SuiteOptions{Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates,
-			Temperature: *temp, TopP: *topP, CorpusDir: *corpusDir, References: extra, Match: *match, ModelAlone: *alone}, nil)
+		var critic *app.Critic
+		if *criticFile != "" {
+			if critic, err = app.ReadCritic(*criticFile); err != nil {
+				return err
+			}
+		}
+		if *twoSample {
+			var excl []string
+			if *exclude != "" {
+				old, ok, err := app.ReadTwoSampleReport(*exclude)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return fmt.Errorf("%w: --exclude %s: not a two-sample report", ErrUsage, *exclude)
+				}
+				for _, p := range old.Pieces {
+					excl = append(excl, p.File)
+				}
+			}
+			return runTwoSample(ctx, env, m, app.TwoSampleOptions{DataDir: *corpusDir, RealDirs: realDirs, PerGroup: *perGroup, Bars: *bars, Seed: *seed,
+				SelectSeed: *selectSeed, Exclude: excl, Folds: *folds, Repeats: *repeats,
+				Request: app.PromptRequest{KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates, Temperature: *temp, TopP: *topP, Form: *form, Levers: levers, Critic: critic}},
+				*rolls, *rollCount, *save, *trainCritic, *jsonOut, *pieces)
+		}
+		rep, err := app.EvalSuite(ctx, m, prompts, app.SuiteOptions{Levers: levers, Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates,
+			Temperature: *temp, TopP: *topP, Form: *form, CorpusDir: *corpusDir, References: extra, Match: *match, ModelAlone: *alone}, nil)
 		if err != nil {
 			return err
 		}
@@ -147,8 +204,8 @@ func init() {
 func writeSuiteText(w io.Writer, rep *app.SuiteReport, pieces bool) {
 	a := rep.Adherence
 	pct := func(r app.Rate) string { return fmt.Sprintf("%5.1f%% (n=%d)", 100*float64(r.Rate), r.N) }
-	fmt.Fprintf(w, "model %s, suite %s: %d prompts in %.1fs (%.0f tokens/s), temperature %g, top-p %g, key bias %g, candidates %d\n",
-		rep.Model, rep.Suite, rep.Prompts, rep.Seconds, rep.TokensPerSecond, rep.Temperature, rep.TopP, rep.KeyBias, rep.Candidates)
+	fmt.Fprintf(w, "model %s, suite %s: %d prompts in %.1fs (%.0f tokens/s), temperature %g, top-p %g, key bias %g, candidates %d, levers %s\n",
+		rep.Model, rep.Suite, rep.Prompts, rep.Seconds, rep.TokensPerSecond, rep.Temperature, rep.TopP, rep.KeyBias, rep.Candidates, rep.Levers)
 	fmt.Fprintf(w, "\nadherence\n")
 	fmt.Fprintf(w, "  TB     %s    TBT %s\n", pct(a.TB), pct(a.TBT))
 	fmt.Fprintf(w, "  CK     %s    CKD %s", pct(a.CK), pct(a.CKD))

@@ -28,6 +28,7 @@ type PromptGenerateJSON struct {
 	Candidates      int                    `json:"candidates"` // pieces sampled to find this one
 	Form            string                 `json:"form"`       // the form planned, e.g. "AABA (A A' B A, 4-bar sections)"
 	Restated        int                    `json:"restated_tokens"`
+	Levers          string                 `json:"levers,omitempty"` // the decoding levers in force on the prompt path (app.Levers)
 	Seconds         float64                `json:"seconds"`
 	TokensPerSecond float64                `json:"tokens_per_second"`
 	Notes           int                    `json:"notes"`
@@ -52,6 +53,7 @@ type promptFlags struct {
 	form            *string
 	cont, regen     *string
 	exact           *bool
+	levers          *string
 }
 
 func definePromptFlags(fs *flag.FlagSet) promptFlags {
@@ -70,10 +72,11 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		rhythmBias: fs.Float64("rhythm-bias", app.DefaultRhythmBias, "logit bonus of the positions where the previous bar started pitched notes (0: none)"),
 		candidates: fs.Int("candidates", app.DefaultCandidates, "sample up to N pieces and keep the one that meets the most requested attributes (1: one sample)"),
 		device:     fs.String("device", "cpu", deviceFlagHelp),
-		form:       fs.String("form", "auto", "form: auto (by genre and length), none, AABA, ABAB, AABB or verse-chorus"),
+		form:       fs.String("form", "auto", "form: auto (by genre and length), none, AABA, ABAB, AABB, verse-chorus or strains"),
 		cont:       fs.String("continue", "", "continue this MIDI file by --bars bars (default 8); the original is kept as it is"),
 		regen:      fs.String("regenerate", "", "re-sample bars A-B of the MIDI file given as the argument, keeping the rest"),
 		exact:      fs.Bool("exact", false, exactFlagHelp),
+		levers:     fs.String("levers", "default", "decoding levers of issue 24 (docs/MODEL.md, \"The two-sample test\"): default ("+app.DefaultLevers.String()+"), none, or a list of "+strings.Join(app.LeverNames(), ", ")),
 	}
 }
 
@@ -169,6 +172,10 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if *temp == 0 {
 		*temp = 1e-9 // greedy through the nucleus; 0 means default in PromptRequest
 	}
+	levers, err := app.ParseLevers(*f.levers)
+	if err != nil {
+		return err
+	}
 	var r *app.PromptResult
 	ss := app.SampleSettings{Temperature: *temp, TopK: *topK, TopP: *topP, Seed: *seed}
 	switch {
@@ -178,7 +185,7 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 		r, err = app.RegenerateScore(ctx, m, src, file, from, to, ss, *f.candidates, nil)
 	default:
 		r, err = app.GenerateFromPrompt(ctx, m, app.PromptRequest{Prompt: prompt, Bars: *bars, Seed: *seed, Temperature: *temp,
-			TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), RhythmBias: float32(*f.rhythmBias), Candidates: *f.candidates, Form: *f.form})
+			TopK: *topK, TopP: *topP, MaxTokens: *n, KeyBias: float32(*f.keyBias), RhythmBias: float32(*f.rhythmBias), Candidates: *f.candidates, Form: *f.form, Levers: levers})
 	}
 	if err != nil {
 		return err
@@ -196,6 +203,9 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	}
 	res := PromptGenerateJSON{Prompt: prompt, Model: m.Dir, Out: *out, WAV: *wav, Seed: *seed, Requested: r.Requested,
 		Measured: r.Measured, Adherence: r.Adherence, Tokens: r.New, Candidates: r.Tried, Form: r.Form.String(), Restated: r.Restated, Seconds: r.Seconds, Notes: r.Score.NoteCount(), Tracks: len(r.Score.Tracks), Understood: r.Understood}
+	if r.Levers != 0 {
+		res.Levers = r.Levers.String()
+	}
 	if r.Seconds > 0 {
 		res.TokensPerSecond = float64(r.Sampled) / r.Seconds
 	}

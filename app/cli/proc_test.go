@@ -3,15 +3,19 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -321,17 +325,67 @@ func TestInputsNeverHang(t *testing.T) {
 // and how long it took to end after the signal.
 func stopAfter(t *testing.T, cmd *exec.Cmd, wait time.Duration, sig syscall.Signal) (int, time.Duration) {
 	t.Helper()
-	var se bytes.Buffer
-	cmd.Stderr = &se
+	return stopWhen(t, cmd, wait, nil, sig)
+}
+
+// stopWhen is stopAfter that, when ready is not nil, waits instead until
+// ready accepts a line the command printed on stderr (at most a minute):
+// how far work has gone is read from the command, not guessed from the
+// clock (a fast machine ingested all 3,000 files of
+// TestSignalsStopLongCommands within its 1.5 s wait).
+func stopWhen(t *testing.T, cmd *exec.Cmd, wait time.Duration, ready func(line string) bool, sig syscall.Signal) (int, time.Duration) {
+	t.Helper()
+	var (
+		mu sync.Mutex
+		se bytes.Buffer
+	)
+	pr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	seen := make(chan struct{})
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(pr)
+		once := false
+		for sc.Scan() {
+			mu.Lock()
+			se.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if !once && ready != nil && ready(sc.Text()) {
+				once = true
+				close(seen)
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		<-read // Wait closes the pipe: every line read first
+		done <- cmd.Wait()
+	}()
+	timer := time.After(wait)
+	if ready != nil {
+		timer = time.After(time.Minute)
+	}
 	select {
 	case err := <-done:
+		mu.Lock()
+		defer mu.Unlock()
 		t.Fatalf("%v ended by itself (exit %d) before the signal: %s", cmd.Env[len(cmd.Env)-2], exitCode(err), se.String())
-	case <-time.After(wait):
+	case <-seen:
+	case <-timer:
+		if ready != nil {
+			cmd.Process.Kill()
+			<-done
+			mu.Lock()
+			defer mu.Unlock()
+			t.Fatalf("%v never printed the line awaited: %s", cmd.Env[len(cmd.Env)-2], se.String())
+		}
 	}
 	sent := time.Now()
 	cmd.Process.Signal(sig)
@@ -440,7 +494,7 @@ func TestSignalsStopLongCommands(t *testing.T) {
 		args  []string
 		check func(t *testing.T)
 	}{
-		{"ingest", syscall.SIGTERM, 1500 * time.Millisecond, []string{"ingest", corpus, "--project", "p", "--home", home, "--batch", "8"}, func(t *testing.T) {
+		{"ingest", syscall.SIGTERM, 0, []string{"ingest", corpus, "--project", "p", "--home", home, "--batch", "8", "--progress"}, func(t *testing.T) {
 			code, so, se := runAmt(t, time.Minute, nil, "datasets", "--project", "p", "--home", home, "--json")
 			var ds struct {
 				Datasets []struct{ Items, OK int }
@@ -486,10 +540,23 @@ func TestSignalsStopLongCommands(t *testing.T) {
 			}
 		}},
 	}
+	// Commands stopped on what they print rather than after their wait.
+	ready := map[string]func(line string) bool{
+		"ingest": func(line string) bool {
+			// "ingest 412/3002 PATH": stopped once batches are committed,
+			// long before the end.
+			f := strings.Fields(line)
+			if len(f) < 2 || f[0] != "ingest" {
+				return false
+			}
+			n, err := strconv.Atoi(strings.SplitN(f[1], "/", 2)[0])
+			return err == nil && n >= 400
+		},
+	}
 	want := map[syscall.Signal]int{syscall.SIGTERM: 143, syscall.SIGINT: 130}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, took := stopAfter(t, amt(t, tmp, c.args...), c.wait, c.sig)
+			code, took := stopWhen(t, amt(t, tmp, c.args...), c.wait, ready[c.name], c.sig)
 			t.Logf("%s: exit %d, %v after %v", c.name, code, took, c.sig)
 			if code != want[c.sig] || took > 2*time.Second {
 				t.Errorf("%v: exit %d after %v, want %d within 2 s", c.sig, code, took, want[c.sig])

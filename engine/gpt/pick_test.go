@@ -99,3 +99,37 @@ func TestNucleusMatchesComparatorSort(t *testing.T) {
 		t.Fatalf("degenerate test: %d trials", trials)
 	}
 }
+
+// TestPickPlain: with Plain true, pick draws from the logits as they are
+// (temperature 1, no nucleus); without it, top-p 0.5 at temperature 0.5
+// never draws the tail. Logits ln(0.6), ln(0.3), ln(0.1): plain frequencies
+// 0.6, 0.3, 0.1.
+func TestPickPlain(t *testing.T) {
+	s := &Sampler{idx: make([]int32, 3), keys: make([]uint64, 3), prob: make([]float64, 3), mask: make([]bool, 3)}
+	rng := rand.New(rand.NewPCG(1, 2))
+	base := []float32{float32(math.Log(0.6)), float32(math.Log(0.3)), float32(math.Log(0.1))}
+	var plain, cut [3]int
+	const n = 20000
+	for i := 0; i < n; i++ {
+		for k, on := range []bool{true, false} {
+			logits := slices.Clone(base)
+			got, err := s.pick(logits, rng, SampleOptions{Temperature: 0.5, TopP: 0.5, Plain: func() bool { return on }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == 0 {
+				plain[got]++
+			} else {
+				cut[got]++
+			}
+		}
+	}
+	for i, p := range []float64{0.6, 0.3, 0.1} {
+		if f := float64(plain[i]) / n; math.Abs(f-p) > 0.015 {
+			t.Errorf("plain: token %d drawn %.3f of the time, want %.1f", i, f, p)
+		}
+	}
+	if cut[1] != 0 || cut[2] != 0 {
+		t.Errorf("top-p 0.5 at temperature 0.5 drew the tail: %v", cut)
+	}
+}

@@ -37,6 +37,13 @@ type SampleOptions struct {
 	Adjust func(logits []float32)
 	// Mask, if set, may edit the logits (set -Inf to forbid) before sampling.
 	Mask func(logits []float32)
+	// Plain, if set, is asked before each sampled token whether to draw it
+	// from the model's own distribution: temperature 1, no top-k or top-p
+	// cut (a greedy request stays greedy). A low temperature and the
+	// nucleus favour the likeliest values; for a choice spread over many
+	// small probabilities, such as a note's length, that cuts the tail
+	// (the long notes) away.
+	Plain func() bool
 	// Force, if set, is asked before each token whether the next one is
 	// given (a section restated, music to continue): then it is pushed as if
 	// sampled, without drawing from the model. The constraint still checks it.
@@ -282,6 +289,9 @@ func (s *Sampler) Generate(ctx context.Context, prompt []uint16, opts SampleOpti
 // pick applies the mask, temperature, top-k and top-p, then samples.
 func (s *Sampler) pick(logits []float32, rng *rand.Rand, o SampleOptions) (uint16, error) {
 	V := len(logits)
+	if o.Plain != nil && o.Temperature > 0 && o.Plain() {
+		o.Temperature, o.TopK, o.TopP = 1, 0, 0
+	}
 	if o.Adjust != nil {
 		o.Adjust(logits)
 	}

@@ -47,21 +47,42 @@ func TestReadFileSpecialFiles(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("silent writer: %v, want the context's deadline", err)
 		}
-		// A pipe carrying a MIDI file: the same score as the file.
+		// A pipe carrying a MIDI file: the same score as the file. A
+		// reader that opens between the writer's open and its first byte
+		// sees no writer and an empty pipe, and the writer then writes
+		// into a pipe with no reader (EPIPE): both try again until one
+		// whole file went through (the writer once only failed 1 CI run
+		// in a few).
+		got := make(chan struct{})
+		wrote := make(chan struct{})
 		go func() {
-			w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-			if err == nil {
+			defer close(wrote)
+			for {
+				select {
+				case <-got:
+					return
+				default:
+				}
+				w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+				if err != nil { // ENXIO: no reader yet
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				syscall.SetNonblock(int(w.Fd()), false)
 				w.Write(buf.Bytes())
 				w.Close()
+				time.Sleep(20 * time.Millisecond) // the reader sees the end before another copy
 			}
 		}()
 		var s *Score
-		for i := 0; i < 200 && s == nil; i++ { // until the writer has opened its end
+		for i := 0; i < 1000 && s == nil; i++ { // until the writer has opened its end
 			s, _ = ReadFile(fifo)
 			if s == nil {
-				time.Sleep(10 * time.Millisecond)
+				time.Sleep(5 * time.Millisecond)
 			}
 		}
+		close(got)
+		<-wrote
 		if s == nil || s.NoteCount() != richScore().NoteCount() {
 			t.Errorf("score through a pipe: %v", s)
 		}

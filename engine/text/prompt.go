@@ -727,3 +727,31 @@ func matchMeterWord(words []string) ([2]int, int, int, bool) {
 	}
 	return [2]int{}, 0, 0, false
 }
+
+// InstrumentName is how a prompt names program (0–127): the shortest
+// phrase the parser reads as that program alone, preferring one inside
+// its General MIDI name ("piano" for 0, "violin" rather than "fiddle" for
+// 40, "bass" for 33), else the General MIDI name; "" outside 0–127. The phrase parses
+// back to exactly [program] (TestInstrumentNameParsesBack).
+func InstrumentName(program int) string {
+	if program < 0 || program > 127 {
+		return ""
+	}
+	best, bestIn := "", false
+	for _, t := range instrumentTerms {
+		if t.drums || len(t.programs) != 1 || t.programs[0] != program {
+			continue
+		}
+		p := strings.Join(t.words, " ")
+		in := strings.Contains(gmNames[program], p)
+		switch {
+		case best == "", in && !bestIn,
+			in == bestIn && (len(p) < len(best) || len(p) == len(best) && p < best):
+			best, bestIn = p, in
+		}
+	}
+	if best == "" {
+		best = gmNames[program]
+	}
+	return best
+}

@@ -194,3 +194,18 @@ func TestTempoWordsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Every program's prompt name reads back as that program alone, in a
+// sentence a user would write.
+func TestInstrumentNameParsesBack(t *testing.T) {
+	for p := 0; p < 128; p++ {
+		name := InstrumentName(p)
+		got := ParsePrompt("A tune in C major for " + name + ", 4/4, 100 bpm").Attrs.Programs
+		if len(got) != 1 || got[0] != p {
+			t.Errorf("program %d: %q parses as %v", p, name, got)
+		}
+	}
+	if InstrumentName(0) != "piano" || InstrumentName(40) != "violin" || InstrumentName(128) != "" {
+		t.Errorf("names %q %q %q", InstrumentName(0), InstrumentName(40), InstrumentName(128))
+	}
+}

@@ -267,3 +267,127 @@ func BenchmarkGrammarAllow(b *testing.B) {
 		}
 	}
 }
+
+// TestGrammarCanonical: under Canonical the encoder's sequences are still
+// grammatical, and no sampled sequence strikes a pitch twice at one onset
+// in one program, returns to a program already written at the onset, or
+// stacks more than the cap in a pitched program; the refusals are those
+// three and nothing else.
+func TestGrammarCanonical(t *testing.T) {
+	v := DefaultVocab()
+	toks, err := v.Encode(handScore(), Unspecified())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := v.NewGrammar()
+	g.Canonical(2)
+	for i, tok := range toks {
+		if err := g.Push(tok); err != nil {
+			t.Fatalf("token %d (%s) of an encoding: %v", i, v.Name(tok), err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	groups := 0
+	for trial := 0; trial < 200; trial++ {
+		g := v.NewGrammar()
+		g.Canonical(3)
+		seq := sample(t, v, g, rng, 200+rng.IntN(1500), trial%2 == 1, nil)
+		prog, lastPitch, count := -1, -1, 0
+		for _, tok := range seq {
+			k, i := v.Kind(tok)
+			switch k {
+			case KindPosition, KindBar:
+				prog, lastPitch, count = -1, -1, 0
+			case KindProgram:
+				if i <= prog {
+					t.Fatalf("program %d after %d at one onset: %v", i, prog, v.Names(seq))
+				}
+				prog, lastPitch, count = i, -1, 0
+				groups++
+			case KindPitch:
+				if i <= lastPitch {
+					t.Fatalf("pitch %d after %d in one program at one onset", i, lastPitch)
+				}
+				lastPitch = i
+				count++
+				if count > 3 && prog != DrumProgram {
+					t.Fatalf("%d pitches of program %d at one onset (cap 3)", count, prog)
+				}
+			}
+		}
+	}
+	if groups < 500 {
+		t.Fatalf("sampling reached only %d program groups", groups)
+	}
+	// By hand: after Program_0 Pitch_60 (velocity, duration), Pitch_60 and
+	// Pitch_59 are refused, Pitch_61 allowed; Program_0 again is refused,
+	// drums allowed; the cap of 2 refuses a third pitch.
+	g = v.NewGrammar()
+	g.Canonical(2)
+	name := func(n string) uint16 {
+		tok, ok := v.Lookup(n)
+		if !ok {
+			t.Fatalf("no token %s", n)
+		}
+		return tok
+	}
+	prefix := []uint16{v.BOS, name("INSTRUMENT_0"), name("INSTRUMENT_DRUMS"), v.SEP, v.Bar, name("TimeSig_4/4"), name("Tempo_120-125"),
+		name("Position_0"), name("Program_0"), name("Pitch_60"), name("Velocity_20"), name("Duration_12")}
+	for _, tok := range prefix {
+		if err := g.Push(tok); err != nil {
+			t.Fatalf("%s: %v", v.Name(tok), err)
+		}
+	}
+	for n, want := range map[string]bool{"Pitch_60": false, "Pitch_59": false, "Pitch_61": true, "Program_0": false, "Program_DRUMS": true, "Position_1": true} {
+		if g.Allowed(name(n)) != want {
+			t.Errorf("after Pitch_60: %s allowed %v, want %v", n, !want, want)
+		}
+	}
+	for _, n := range []string{"Pitch_64", "Velocity_20", "Duration_12"} {
+		if err := g.Push(name(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g.Allowed(name("Pitch_67")) {
+		t.Error("a third pitch allowed under a cap of 2")
+	}
+	// Without Canonical all of them stay allowed.
+	g = v.NewGrammar()
+	for _, tok := range prefix {
+		g.Push(tok)
+	}
+	if !g.Allowed(name("Pitch_60")) || !g.Allowed(name("Program_0")) {
+		t.Error("the plain grammar refuses a double")
+	}
+}
+
+// TestGrammarOnly: inside a note the next kind is known (Pitch after
+// Program, Velocity after Pitch, Duration after Velocity); after the
+// Duration it is a choice (AfterNote), and elsewhere neither.
+func TestGrammarOnly(t *testing.T) {
+	v := DefaultVocab()
+	g := v.NewGrammar()
+	type st struct {
+		k     Kind
+		ok    bool
+		after bool
+	}
+	var got []st
+	for _, n := range []string{"BOS", "INSTRUMENT_0", "SEP", "Bar", "TimeSig_4/4", "Tempo_120-125", "Position_0", "Program_0", "Pitch_60", "Velocity_20", "Duration_12"} {
+		tok, ok := v.Lookup(n)
+		if !ok {
+			t.Fatalf("no token %s", n)
+		}
+		if err := g.Push(tok); err != nil {
+			t.Fatal(err)
+		}
+		k, ok := g.Only()
+		got = append(got, st{k, ok, g.AfterNote()})
+	}
+	want := []st{6: {}, 7: {KindPitch, true, false}, 8: {KindVelocity, true, false}, 9: {KindDuration, true, false}, 10: {0, false, true}}
+	for i, w := range want {
+		if got[i] != w {
+			t.Errorf("after token %d: Only %v %v, AfterNote %v; want %+v", i, got[i].k, got[i].ok, got[i].after, w)
+		}
+	}
+}

@@ -54,7 +54,7 @@ step 4-bench-train 70 ./amt-cuda.test -test.run '^$' -test.bench 'GPUTrain(Small
 # PyTorch eager in the same session: the floor is >= 1.0x of it
 step 5-torch-eager 50 python3 bench_pytorch_gpt2.py --presets small base --batch 16 --context 1024 --amp bf16
 # 16 bars of the default model, GPU against this machine's CPU (floor: >= 3x)
-step 6-generate-16bars 70 ./app-cuda.test -test.run '^$' -test.bench 'GPUGenerate16Bars' -test.benchtime 4x -test.timeout 65s
+step 6-generate-16bars 70 ./app-cuda.test -test.run '^$' -test.bench 'GPUGenerate16Bars' -test.benchtime 16x -test.timeout 65s
 step 7-bench-generate 45 ./amt-cuda.test -test.run '^$' -test.bench 'GPUGenerate' -test.benchtime 3x -test.timeout 40s
 # the old attention kernels, same machine, same hour (what 2026-11-27 measured)
 AMT_CUDA_ATTENTION=legacy step 8-bench-train-legacy 40 ./amt-cuda.test -test.run '^$' -test.bench 'GPUTrainBase$' -test.benchtime 5x -test.timeout 35s

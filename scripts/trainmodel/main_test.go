@@ -32,17 +32,29 @@ func testShards(t *testing.T) string {
 			files = all[:12]
 		}
 	}
-	if files == nil {
+	made := files == nil
+	if made {
 		files, _ = filepath.Glob(filepath.Join("..", "..", "engine", "midi", "testdata", "*.mid"))
 		t.Logf("real corpora absent: %d MIDI files of engine/midi/testdata", len(files))
 	}
 	v := token.DefaultVocab()
-	var pieces [][]uint16
+	var scores []*midi.Score
 	for _, f := range files {
 		s, err := midi.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
+		scores = append(scores, s)
+	}
+	if made {
+		// engine/midi's files are a few bars each, shorter than a window
+		// of the tiny config: twelve made tunes of 16 bars join them.
+		for i := 0; i < 12; i++ {
+			scores = append(scores, madeTune(i))
+		}
+	}
+	var pieces [][]uint16
+	for _, s := range scores {
 		toks, _, err := v.AppendEncodeMeasured(nil, s, midi.Analyze(s))
 		if err == nil {
 			pieces = append(pieces, toks)
@@ -56,6 +68,27 @@ func testShards(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// madeTune is tune i of a made corpus: 16 bars of 4/4, a melody of
+// eighth notes over a bass in half notes, key and programs varying with i.
+func madeTune(i int) *midi.Score {
+	s := &midi.Score{Format: 1, TicksPerBeat: 96,
+		Tempos: []midi.TempoChange{{Tick: 0, MicrosPerBeat: 400000 + 25000*(i%8)}},
+		Meters: []midi.MeterChange{{Tick: 0, Num: 4, Den: 4}}}
+	lead := midi.Track{Name: "lead", Channel: 0, Program: (i * 11) % 80}
+	bass := midi.Track{Name: "bass", Channel: 1, Program: 32 + i%8}
+	scale := []int{0, 2, 4, 5, 7, 9, 11, 12}
+	for k := 0; k < 16*8; k++ {
+		p := 60 + i%5 + scale[(k*3+k/8+i)%len(scale)]
+		lead.Notes = append(lead.Notes, midi.Note{Tick: int64(k * 48), Dur: 44, Pitch: uint8(p), Velocity: uint8(70 + (k%4)*8)})
+	}
+	for k := 0; k < 16*2; k++ {
+		bass.Notes = append(bass.Notes, midi.Note{Tick: int64(k * 192), Dur: 180, Pitch: uint8(36 + i%5 + scale[(k*4)%5]), Velocity: 80})
+	}
+	s.Tracks = []midi.Track{lead, bass}
+	s.EndTick = 16 * 4 * 96
+	return s
 }
 
 // tinyConfig is the default model's second-run recipe (tonic frame, window

@@ -26,6 +26,11 @@ func TestPlanForm(t *testing.T) {
 		{"none", "folk", 16, "none", nil, nil},
 		{"AABA", "", 32, "AABA", []string{"A", "A'", "B", "A"}, map[int]int{8: 0, 9: 1, 10: 2, 11: 3,
 			24: 0, 25: 1, 26: 2, 27: 3, 28: 4, 29: 5, 30: 6}},
+		// Strains: 8 bars played twice; under 16 bars, 4-bar strains.
+		{"strains", "", 16, "strains", []string{"A", "A"}, map[int]int{8: 0, 9: 1, 10: 2, 11: 3, 12: 4, 13: 5, 14: 6}},
+		{"strains", "", 8, "strains", []string{"A", "A"}, map[int]int{4: 0, 5: 1, 6: 2}},
+		{"strains", "", 32, "strains", []string{"A", "A", "B", "B"}, map[int]int{8: 0, 9: 1, 10: 2, 11: 3, 12: 4, 13: 5, 14: 6, 15: 7,
+			24: 16, 25: 17, 26: 18, 27: 19, 28: 20, 29: 21, 30: 22}},
 		// Six 4-bar sections: the pattern again, varied.
 		{"AABA", "", 24, "AABA", []string{"A", "A'", "B", "A", "A'", "A'"}, map[int]int{4: 0, 5: 1, 12: 0, 13: 1, 14: 2, 15: 3,
 			16: 0, 17: 1, 20: 0, 21: 1}},
@@ -117,5 +122,99 @@ func TestRestaterRestates(t *testing.T) {
 		if r.Forced == 0 || full < 3 {
 			t.Errorf("%s: %d tokens restated, %d restated bars with notes", form, r.Forced, full)
 		}
+	}
+}
+
+// With Vary, a restated bar keeps every token of its source but the top
+// note of each onset, which the model (here a random walk) samples within
+// Vary semitones of the source's; the rhythm, velocities and lengths stay.
+// Under the canonical grammar too.
+func TestRestaterVaries(t *testing.T) {
+	v := token.DefaultVocab()
+	rng := rand.New(rand.NewPCG(10, 11))
+	mask := make([]bool, v.Size())
+	plan, err := PlanForm("AABA", "", 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	varied, changed := 0, 0
+	for trial := 0; trial < 4; trial++ {
+		g := v.NewGrammar()
+		a := token.Unspecified()
+		a.Bars, a.Programs, a.MeterNum, a.MeterDen = 16, []int{0, 40}, 4, 4
+		g.Force(a)
+		g.Canonical(6)
+		r := NewRestater(v, NewBars(v, g, 16), plan)
+		r.Vary = 3
+		if err := r.Push(v.BOS); err != nil {
+			t.Fatal(err)
+		}
+		for steps := 0; !r.Done() && steps < 400000; steps++ {
+			tk, ok := r.Force()
+			if !ok {
+				clear(mask)
+				r.Allow(mask)
+				var allowed []uint16
+				for i, m := range mask {
+					if m {
+						allowed = append(allowed, uint16(i))
+					}
+				}
+				tk = allowed[rng.IntN(len(allowed))]
+				switch {
+				case slices.Contains(allowed, v.EOS) && rng.IntN(3) == 0:
+					tk = v.EOS
+				case slices.Contains(allowed, v.Bar) && rng.IntN(12) == 0:
+					tk = v.Bar
+				}
+			}
+			if err := r.Push(tk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, src := range plan.Copy {
+			if src < 0 {
+				continue
+			}
+			a, b := r.music[src], r.music[i]
+			top := topNotes(v, a)
+			if len(a) != len(b) {
+				t.Fatalf("bar %d restating %d: %d tokens against %d:\n%v\n%v", i, src, len(b), len(a), v.Names(b), v.Names(a))
+			}
+			for k := range a {
+				_, pa := v.Kind(a[k])
+				_, pb := v.Kind(b[k])
+				switch {
+				case !top[k] && a[k] != b[k]:
+					t.Errorf("bar %d token %d: %s for %s (not a top note)", i, k, v.Name(b[k]), v.Name(a[k]))
+				case top[k] && (pb < pa-3 || pb > pa+3):
+					t.Errorf("bar %d: top note %s for %s, more than 3 semitones away", i, v.Name(b[k]), v.Name(a[k]))
+				case top[k]:
+					varied++
+					if pa != pb {
+						changed++
+					}
+				}
+			}
+		}
+	}
+	if varied < 20 || changed < varied/2 {
+		t.Errorf("%d top notes varied, %d changed", varied, changed)
+	}
+	// topNotes by hand: at Position_0 piano 60 64 and violin 72, at
+	// Position_6 piano 67 and drums 80 (drums are not the melody).
+	name := func(n string) uint16 { tok, _ := v.Lookup(n); return tok }
+	bar := []uint16{name("Position_0"), name("Program_0"), name("Pitch_60"), name("Velocity_20"), name("Duration_12"),
+		name("Pitch_64"), name("Velocity_20"), name("Duration_12"), name("Program_40"), name("Pitch_72"), name("Velocity_20"), name("Duration_12"),
+		name("Position_6"), name("Program_0"), name("Pitch_67"), name("Velocity_20"), name("Duration_12"),
+		name("Program_DRUMS"), name("Pitch_80"), name("Velocity_20"), name("Duration_1")}
+	var got []int
+	for i, f := range topNotes(v, bar) {
+		if f {
+			got = append(got, i)
+		}
+	}
+	if !slices.Equal(got, []int{9, 14}) {
+		t.Errorf("top notes at %v, want [9 14] (violin 72, piano 67)", got)
 	}
 }

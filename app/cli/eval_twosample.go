@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/amtstudio/amt/app"
+)
+
+// runTwoSample is `amt eval-model --two-sample` (app.TwoSample).
+func runTwoSample(ctx context.Context, env *Env, m *app.Model, o app.TwoSampleOptions, rolls string, rollCount int, save, trainCritic string, jsonOut, pieces bool) error {
+	progress := func(done, total int) {
+		if done%10 == 0 || done == total {
+			fmt.Fprintf(env.Stderr, "two-sample: %d/%d pieces generated\n", done, total)
+		}
+	}
+	rep, err := app.TwoSample(ctx, m, o, progress)
+	if err != nil {
+		return err
+	}
+	if rolls != "" {
+		if err := app.WriteTwoSampleRolls(rolls, rep, rollCount); err != nil {
+			return err
+		}
+	}
+	if save != "" {
+		if err := rep.Save(save); err != nil {
+			return err
+		}
+	}
+	if trainCritic != "" {
+		c, err := app.TrainCritic(rep, app.CriticFeatures)
+		if err != nil {
+			return err
+		}
+		c.Trained = time.Now().Format("2006-01-02")
+		if err := c.Save(trainCritic); err != nil {
+			return err
+		}
+	}
+	if jsonOut {
+		if !pieces {
+			rep.Pieces = nil
+		}
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	w := bufio.NewWriter(env.Stdout)
+	defer w.Flush()
+	writeTwoSampleText(w, rep, pieces)
+	if rolls != "" {
+		fmt.Fprintf(w, "\npiano rolls (the most generated-looking pieces beside their real ones): %s\n", filepath.Join(rolls, "rolls.png"))
+	}
+	return nil
+}
+
+func cvText(r *app.CVResult) string {
+	if r == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%% (95%% interval %.1f–%.1f%%; repeats %.1f–%.1f%%)", 100*r.Accuracy, 100*r.Low, 100*r.High, 100*r.Min, 100*r.Max)
+}
+
+// writeTwoSampleText prints a two-sample report.
+func writeTwoSampleText(w io.Writer, rep *app.TwoSampleReport, pieces bool) {
+	fmt.Fprintf(w, "model %s: %d real pieces answered (%v), %d bars each, decoding %s (key bias %g, candidates %d, temperature %g, top-p %g); %.0f s, %s s a piece\n",
+		rep.Model, rep.Pairs, rep.Groups, rep.Bars, rep.Decoding, rep.KeyBias, rep.Candidates, rep.Temperature, rep.TopP, rep.Seconds, f3(rep.Seconds16))
+	fmt.Fprintf(w, "real pieces: %s; prompts that do not read back as their piece's attributes: %d\n", rep.Selection, rep.PromptMismatch)
+	fmt.Fprintf(w, "\ncan a classifier tell generated from real? (%d-fold cross-validation × %d, 50%% = cannot tell)\n", rep.LR.Folds, rep.LR.Repeats)
+	fmt.Fprintf(w, "  logistic regression  %s\n  random forest        %s\n", cvText(rep.LR), cvText(rep.RF))
+	fmt.Fprintf(w, "  random forest on the %d features the critic does not see: %s\n", app.NumTwoSampleFeatures-len(app.CriticFeatures), cvText(rep.Unseen))
+	fmt.Fprintf(w, "  the representation alone (real pieces against themselves through the tokenizer): LR %s, RF %s\n", cvText(rep.RepresentationLR), cvText(rep.RepresentationRF))
+	a := rep.Adherence
+	fmt.Fprintf(w, "\nadherence of the generated pieces: TB %.1f%% TBT %.1f%% CK %.1f%% meter %.1f%% instrument F1 %.3f drums in bars %.3f\n",
+		100*float64(a.TB.Rate), 100*float64(a.TBT.Rate), 100*float64(a.CK.Rate), 100*float64(a.Meter.Rate), float64(a.F1), float64(a.DrumBars))
+
+	fmt.Fprintf(w, "\nfeatures (medians; alone: a one-feature classifier's accuracy; importance: accuracy the forest loses without it; LR: standardised coefficient, > 0 higher in generated)\n")
+	rows := append([]app.FeatureRow(nil), rep.Features...)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Single > rows[j].Single })
+	fmt.Fprintf(w, "  %-16s %9s %9s %9s %6s %7s %7s\n", "feature", "real", "generated", "tokenized", "alone", "import.", "LR")
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-16s %9s %9s %9s %5.1f%% %7.3f %7.2f\n", r.Name, f3(r.Real), f3(r.Generated), f3(r.Tokenized), 100*float64(r.Single), float64(r.Importance), float64(r.Coef))
+	}
+	fmt.Fprintf(w, "\nfloors (issue 24)\n")
+	for _, f := range rep.Floors {
+		met := "NOT met"
+		if f.Met {
+			met = "met"
+		}
+		lim := fmt.Sprintf("%s %g", f.Op, f.Limit)
+		if f.Op == "in" {
+			lim = "in 0.5–1.5"
+		}
+		fmt.Fprintf(w, "  %-14s %8s %-10s %-7s %s\n", f.Name, f3(f.Value), lim, met, f.What)
+	}
+	if !pieces {
+		return
+	}
+	fmt.Fprintf(w, "\npieces (p: the forest's held-out probability that the generated piece is generated)\n")
+	for i, p := range rep.Pieces {
+		if p.Error != "" {
+			fmt.Fprintf(w, "  %3d %-28s %s: %s\n", i+1, clip(p.File, 28), clip(p.Prompt, 60), p.Error)
+			continue
+		}
+		fmt.Fprintf(w, "  %3d %-28s p %4s  %s\n", i+1, clip(p.File, 28), f2(p.ProbGenerated), p.Prompt)
+	}
+}
+
+// writeTwoSampleDiff prints `amt eval-compare` of two two-sample reports.
+func writeTwoSampleDiff(w io.Writer, d *app.TwoSampleDiff, a, b string) {
+	fmt.Fprintf(w, "two-sample test (%s → %s)\n", a, b)
+	fmt.Fprintf(w, "  %-22s %-36s → %s\n", "model / decoding", d.Old.Model+" / "+d.Old.Decoding, d.New.Model+" / "+d.New.Decoding)
+	fmt.Fprintf(w, "  %-22s %5.1f%% → %5.1f%%\n", "logistic regression", 100*d.Old.LR, 100*d.New.LR)
+	fmt.Fprintf(w, "  %-22s %5.1f%% → %5.1f%%\n", "random forest", 100*d.Old.RF, 100*d.New.RF)
+	fmt.Fprintf(w, "  %-22s %5.2f s → %5.2f s\n", "a piece", d.Old.Seconds, d.New.Seconds)
+	if !d.SameReal {
+		fmt.Fprintf(w, "  (the two reports answer different real pieces)\n")
+	}
+	fmt.Fprintf(w, "\nfloors\n")
+	met := func(m, judged bool) string {
+		switch {
+		case !judged:
+			return "-"
+		case m:
+			return "met"
+		}
+		return "NOT met"
+	}
+	for _, f := range d.Floors {
+		fmt.Fprintf(w, "  %-14s %8s → %-8s %s → %s\n", f.Name, f3(f.OldValue), f3(f.NewValue), met(f.OldMet, f.OldJudged), met(f.NewMet, f.NewJudged))
+	}
+	fmt.Fprintf(w, "\nfeatures: generated median before → after (real median; accuracy of the feature alone before → after)\n")
+	for _, f := range d.Features {
+		fmt.Fprintf(w, "  %-16s %8s → %-8s (real %8s; alone %5.1f%% → %5.1f%%)\n", f.Name, f3(f.Old), f3(f.New), f3(f.Real), 100*float64(f.OldAcc), 100*float64(f.NewAcc))
+	}
+}
