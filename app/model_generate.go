@@ -193,11 +193,7 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	}
 	// The request, read once for the seed: the candidates share what the
 	// words imply (understand.go).
-	u := Understand(UnderstandRequest{Prompt: req.Prompt, Seed: req.Seed, Bars: req.Bars, Attrs: req.Attrs, Choices: req.Choices}, m.Vocab)
-	fa := u.Attrs
-	req.Attrs = &fa
-	req.seedMix = u.SampleSeed ^ req.Seed
-	req.register = u.RegisterRange
+	req, u := resolvePrompt(req, m.Vocab)
 	n := max(req.Candidates, 1)
 	// Under the critic at least CriticCandidates are sampled, and a tie on
 	// the attributes met goes to the one it finds most real.
@@ -318,6 +314,18 @@ func candidateRequest(req PromptRequest, i int) PromptRequest {
 	r.Seed = req.Seed + uint64(i)*0x9E3779B97F4A7C15
 	r.KeyBias = req.KeyBias * (1 + float32(i)/2)
 	return r
+}
+
+// resolvePrompt reads req's prompt for its seed (Understand) into the
+// request its candidates sample: the attributes forced, explicit and
+// implied, the meaning's seed mix and the register.
+func resolvePrompt(req PromptRequest, v *token.Vocab) (PromptRequest, Understanding) {
+	u := Understand(UnderstandRequest{Prompt: req.Prompt, Seed: req.Seed, Bars: req.Bars, Attrs: req.Attrs, Choices: req.Choices}, v)
+	fa := u.Attrs
+	req.Attrs = &fa
+	req.seedMix = u.SampleSeed ^ req.Seed
+	req.register = u.RegisterRange
+	return req, u
 }
 
 // generateOne samples one piece for GenerateFromPrompt.
