@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"time"
 
@@ -19,7 +18,7 @@ func init() {
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		fs := NewFlags(env, c)
 		spec := app.DefaultExampleSourceSpec()
-		sourceFlags(fs, &spec)
+		spec.DefineFlags(fs)
 		serve := fs.Bool("serve", false, "answer example requests on stdin with rows on stdout (the protocol of engine/train/stream; cluster/train.py --shards starts this)")
 		write := fs.String("write", "", "write the first --examples training and --val-examples validation examples into this folder (the format of amt datasets --export-examples)")
 		n := fs.Int("examples", 20000, "with --write: training examples")
@@ -86,19 +85,4 @@ func printJSON(env *Env, v any) error {
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// sourceFlags defines the options of the examples on fs, with s's values as
-// defaults (scripts/amt-examples, the headless build, defines the same).
-func sourceFlags(fs *flag.FlagSet, s *app.ExampleSourceSpec) {
-	fs.StringVar(&s.Shards, "shards", s.Shards, "folder of token shards (NAME.bin + NAME.idx and vocab.json, as amt datasets --export writes them; walked recursively)")
-	fs.IntVar(&s.Context, "context", s.Context, "tokens per example (the model's input length)")
-	fs.IntVar(&s.Batch, "batch", s.Batch, "engine/train's batch: example i is row i mod B of batch i div B (trainmodel's --batch: a trainer with the same batch sees its batches)")
-	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the examples (and of the split unless --split-seed)")
-	fs.Uint64Var(&s.SplitSeed, "split-seed", s.SplitSeed, "seed of the validation split (0: --seed), as trainmodel --split-seed")
-	fs.Float64Var(&s.ValFrac, "val-frac", s.ValFrac, "share of pieces held out for validation (trainmodel: 0.03)")
-	fs.StringVar(&s.KeyLabels, "key-labels", s.KeyLabels, "KEY labels: window (each window's estimated key) or piece (the piece's key)")
-	fs.StringVar(&s.KeyFrame, "key-frame", s.KeyFrame, "pitch frame: tonic (every window moved to C major / A minor) or absolute (every key)")
-	fs.Float64Var(&s.StartProb, "start-prob", s.StartProb, "share of examples that open their piece (< 0: the default, 0.2)")
-	fs.IntVar(&s.Workers, "workers", s.Workers, "goroutines building the rows of a request (0: one per core)")
 }
