@@ -48,41 +48,32 @@ func TestReadFileSpecialFiles(t *testing.T) {
 			t.Errorf("silent writer: %v, want the context's deadline", err)
 		}
 		// A pipe carrying a MIDI file: the same score as the file. A
-		// reader that opens between the writer's open and its first byte
-		// sees no writer and an empty pipe, and the writer then writes
-		// into a pipe with no reader (EPIPE): both try again until one
-		// whole file went through (the writer once only failed 1 CI run
-		// in a few).
-		got := make(chan struct{})
-		wrote := make(chan struct{})
-		go func() {
-			defer close(wrote)
-			for {
-				select {
-				case <-got:
-					return
-				default:
-				}
-				w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-				if err != nil { // ENXIO: no reader yet
-					time.Sleep(time.Millisecond)
-					continue
-				}
-				syscall.SetNonblock(int(w.Fd()), false)
-				w.Write(buf.Bytes())
-				w.Close()
-				time.Sleep(20 * time.Millisecond) // the reader sees the end before another copy
-			}
-		}()
+		// reader never waits for a writer to come (a FIFO with none reads
+		// as empty), so the writer's end is held open first (O_RDWR: it
+		// counts as a writer and keeps what is written), the reader starts,
+		// the file goes in, and the end is closed a moment later. Should
+		// the reader open only after the close (a loaded machine: a racing
+		// writer failed CI twice), the pipe is empty and the next try
+		// waits longer.
 		var s *Score
-		for i := 0; i < 1000 && s == nil; i++ { // until the writer has opened its end
-			s, _ = ReadFile(fifo)
-			if s == nil {
-				time.Sleep(5 * time.Millisecond)
+		for _, hold := range []time.Duration{20 * time.Millisecond, 200 * time.Millisecond, time.Second, 4 * time.Second} {
+			keep, err := os.OpenFile(fifo, os.O_RDWR, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got := make(chan *Score, 1)
+			go func() {
+				s, _ := ReadFile(fifo)
+				got <- s
+			}()
+			keep.Write(buf.Bytes())
+			time.Sleep(hold)
+			keep.Close()
+			if s = <-got; s != nil {
+				break
 			}
 		}
-		close(got)
-		<-wrote
 		if s == nil || s.NoteCount() != richScore().NoteCount() {
 			t.Errorf("score through a pipe: %v", s)
 		}
