@@ -109,6 +109,14 @@ func fillShell(a fyne.App, w fyne.Window, st *app.Studio, openErr error) *Shell 
 	s.Status.Truncation = fyne.TextTruncateEllipsis
 	e := &env{app: a, win: w, studio: st, err: openErr, bridge: newBridge(), status: s.Status, project: app.DefaultProject}
 	s.env = e
+	// No batch of the bridge is applied while the screens are built: the
+	// Training screen's GPU check posts from its own goroutine at once, and
+	// under Fyne's test driver a batch runs on the posting goroutine, where
+	// its label update raced SetContent's first layout (a concurrent map
+	// write in the label's renderer, once in make test). With the GL driver
+	// this runs on the UI goroutine and batches wait for it anyway.
+	e.bridge.apply.Lock()
+	defer e.bridge.apply.Unlock()
 	if st == nil && openErr != nil {
 		s.Status.SetText("No data directory: " + openErr.Error())
 	}
