@@ -170,6 +170,9 @@ func newComposeScreen(e *env) *composeScreen {
 	c.mood = widget.NewSelect(append([]string{anyChoice}, app.Moods()...), func(string) { c.choiceChanged() })
 	c.ensemble = widget.NewSelect(append([]string{anyChoice}, app.Ensembles()...), func(string) { c.choiceChanged() })
 	c.dynamics = widget.NewSelect(append([]string{anyChoice}, app.DynamicsLevels()...), func(string) { c.choiceChanged() })
+	for _, s := range []*widget.Select{c.mood, c.ensemble, c.dynamics} {
+		s.PlaceHolder = anyChoice // before any prompt: "any", as the other fields say
+	}
 	c.understood = widget.NewRichText()
 	c.understood.Wrapping = fyne.TextWrapWord
 	c.setChips(token.Unspecified())

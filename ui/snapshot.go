@@ -82,10 +82,17 @@ func snapshot(st *app.Studio, screen string, size fyne.Size) (image.Image, error
 	// The capture shows live resource graphs (the window samples only
 	// while a run trains).
 	s.Training.idleEvery = time.Second
-	if err := s.Select(screen); err != nil {
+	// Selecting and resizing lay the tree out: no batch meanwhile (the
+	// Training screen's GPU check lands at any time; one raced Select).
+	var err error
+	s.env.bridge.hold(func() {
+		if err = s.Select(screen); err == nil {
+			s.Window.Resize(size)
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
-	s.Window.Resize(size)
 	if screen == "training" {
 		// Let the resource sampler deliver two samples.
 		time.Sleep(2200 * time.Millisecond)
