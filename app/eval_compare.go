@@ -60,6 +60,26 @@ func ReadSuiteReport(path string) (*SuiteReport, error) {
 	return &r, nil
 }
 
+// diffFloors sets the floors of two reports side by side, the old
+// report's order first, then those only the new one judged.
+func diffFloors(old, cur []Floor) []FloorDiff {
+	var out []FloorDiff
+	byName := map[string]int{}
+	for _, f := range old {
+		byName[f.Name] = len(out)
+		out = append(out, FloorDiff{Name: f.Name, OldValue: f.Value, OldMet: f.Met, OldJudged: true, NewValue: eval.Num(math.NaN())})
+	}
+	for _, f := range cur {
+		i, ok := byName[f.Name]
+		if !ok {
+			i = len(out)
+			out = append(out, FloorDiff{Name: f.Name, OldValue: eval.Num(math.NaN())})
+		}
+		out[i].NewValue, out[i].NewMet, out[i].NewJudged = f.Value, f.Met, true
+	}
+	return out
+}
+
 // CompareSuites compares two reports piece by piece; they must hold the
 // same prompts with the same seeds.
 func CompareSuites(old, cur *SuiteReport) (*SuiteDiff, error) {
@@ -67,19 +87,7 @@ func CompareSuites(old, cur *SuiteReport) (*SuiteDiff, error) {
 		return nil, fmt.Errorf("compare: %d pieces against %d: not the same suite", len(old.Pieces), len(cur.Pieces))
 	}
 	d := &SuiteDiff{Changed: []PieceDiff{}}
-	byName := map[string]int{}
-	for _, f := range old.FloorList {
-		byName[f.Name] = len(d.Floors)
-		d.Floors = append(d.Floors, FloorDiff{Name: f.Name, OldValue: f.Value, OldMet: f.Met, OldJudged: true, NewValue: eval.Num(math.NaN())})
-	}
-	for _, f := range cur.FloorList {
-		i, ok := byName[f.Name]
-		if !ok {
-			i = len(d.Floors)
-			d.Floors = append(d.Floors, FloorDiff{Name: f.Name, OldValue: eval.Num(math.NaN())})
-		}
-		d.Floors[i].NewValue, d.Floors[i].NewMet, d.Floors[i].NewJudged = f.Value, f.Met, true
-	}
+	d.Floors = diffFloors(old.FloorList, cur.FloorList)
 	for i := range old.Pieces {
 		a, b := &old.Pieces[i], &cur.Pieces[i]
 		if a.Prompt != b.Prompt || a.Seed != b.Seed {

@@ -117,6 +117,26 @@ type Floor struct {
 	Met   bool     `json:"met"`
 }
 
+// judgeFloor judges v against limit by op (">=", "<=", "<"; "in": within
+// floorExactLo–floorExactHi, the two-sample test's repeat band); a value
+// that is NaN or measured on no piece is not met.
+func judgeFloor(name, what string, v float64, op string, limit float64, n int) Floor {
+	f := Floor{Name: name, What: what, Value: eval.Num(v), Op: op, Limit: limit, N: n}
+	if !math.IsNaN(v) && n > 0 {
+		switch op {
+		case ">=":
+			f.Met = v >= limit
+		case "<=":
+			f.Met = v <= limit
+		case "<":
+			f.Met = v < limit
+		case "in":
+			f.Met = v >= floorExactLo && v <= floorExactHi
+		}
+	}
+	return f
+}
+
 // SuiteReport is what `amt eval-model --json` prints.
 type SuiteReport struct {
 	Model             string                `json:"model"`
@@ -514,17 +534,7 @@ func (rep *SuiteReport) suiteTiming(single []float64) {
 func (rep *SuiteReport) judge(allValid bool) {
 	a := rep.Adherence
 	add := func(name, what string, v float64, op string, limit float64, n int) {
-		f := Floor{Name: name, What: what, Value: eval.Num(v), Op: op, Limit: limit, N: n}
-		if !math.IsNaN(v) && n > 0 {
-			switch op {
-			case ">=":
-				f.Met = v >= limit
-			case "<=":
-				f.Met = v <= limit
-			case "<":
-				f.Met = v < limit
-			}
-		}
+		f := judgeFloor(name, what, v, op, limit, n)
 		rep.FloorList = append(rep.FloorList, f)
 		rep.Floors[name] = f.Met
 	}

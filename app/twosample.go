@@ -699,18 +699,7 @@ func (rep *TwoSampleReport) Feature(name string) *FeatureRow {
 func (rep *TwoSampleReport) judge() {
 	rep.Floors = nil
 	add := func(name, what string, v float64, op string, limit float64, n int) {
-		f := Floor{Name: name, What: what, Value: eval.Num(v), Op: op, Limit: limit, N: n}
-		if !math.IsNaN(v) && n > 0 {
-			switch op {
-			case ">=":
-				f.Met = v >= limit
-			case "<=":
-				f.Met = v <= limit
-			case "in":
-				f.Met = v >= floorExactLo && v <= floorExactHi
-			}
-		}
-		rep.Floors = append(rep.Floors, f)
+		rep.Floors = append(rep.Floors, judgeFloor(name, what, v, op, limit, n))
 	}
 	n := rep.Pairs
 	add("classifier", "the better cross-validated accuracy (logistic regression, random forest)", rep.Accuracy, "<=", floorClassifier, n)
@@ -886,19 +875,7 @@ func CompareTwoSample(old, cur *TwoSampleReport) *TwoSampleDiff {
 	for i := 0; d.SameReal && i < len(old.Pieces); i++ {
 		d.SameReal = old.Pieces[i].File == cur.Pieces[i].File && old.Pieces[i].StartBar == cur.Pieces[i].StartBar
 	}
-	byName := map[string]int{}
-	for _, f := range old.Floors {
-		byName[f.Name] = len(d.Floors)
-		d.Floors = append(d.Floors, FloorDiff{Name: f.Name, OldValue: f.Value, OldMet: f.Met, OldJudged: true, NewValue: eval.Num(math.NaN())})
-	}
-	for _, f := range cur.Floors {
-		i, ok := byName[f.Name]
-		if !ok {
-			i = len(d.Floors)
-			d.Floors = append(d.Floors, FloorDiff{Name: f.Name, OldValue: eval.Num(math.NaN())})
-		}
-		d.Floors[i].NewValue, d.Floors[i].NewMet, d.Floors[i].NewJudged = f.Value, f.Met, true
-	}
+	d.Floors = diffFloors(old.Floors, cur.Floors)
 	for _, f := range cur.Features {
 		fd := FeatureDiff{Name: f.Name, Real: f.Real, New: f.Generated, NewAcc: f.Single, Old: eval.Num(math.NaN()), OldAcc: eval.Num(math.NaN())}
 		if o := old.Feature(f.Name); o != nil {

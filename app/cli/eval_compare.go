@@ -64,17 +64,8 @@ func init() {
 		}
 		w := env.Stdout
 		fmt.Fprintf(w, "floors (%s → %s)\n", pos[0], pos[1])
-		met := func(m, judged bool) string {
-			switch {
-			case !judged:
-				return "-"
-			case m:
-				return "met"
-			}
-			return "NOT met"
-		}
 		for _, f := range d.Floors {
-			fmt.Fprintf(w, "  %-22s %9s → %-9s %s → %s\n", f.Name, f3(f.OldValue), f3(f.NewValue), met(f.OldMet, f.OldJudged), met(f.NewMet, f.NewJudged))
+			fmt.Fprintf(w, "  %-22s %9s → %-9s %s → %s\n", f.Name, f3(f.OldValue), f3(f.NewValue), metWord(f.OldMet, f.OldJudged), metWord(f.NewMet, f.NewJudged))
 		}
 		fmt.Fprintf(w, "\npieces: %d changed, %d the same (tokens and adherence)\n", len(d.Changed), d.Same)
 		for _, p := range d.Changed {
@@ -88,4 +79,16 @@ func init() {
 		return nil
 	}
 	Register(c)
+}
+
+// metWord is how eval-compare prints a floor on one side: met, NOT met, or
+// "-" where that report did not judge it.
+func metWord(met, judged bool) string {
+	switch {
+	case !judged:
+		return "-"
+	case met:
+		return "met"
+	}
+	return "NOT met"
 }

@@ -124,17 +124,8 @@ func writeTwoSampleDiff(w io.Writer, d *app.TwoSampleDiff, a, b string) {
 		fmt.Fprintf(w, "  (the two reports answer different real pieces)\n")
 	}
 	fmt.Fprintf(w, "\nfloors\n")
-	met := func(m, judged bool) string {
-		switch {
-		case !judged:
-			return "-"
-		case m:
-			return "met"
-		}
-		return "NOT met"
-	}
 	for _, f := range d.Floors {
-		fmt.Fprintf(w, "  %-14s %8s → %-8s %s → %s\n", f.Name, f3(f.OldValue), f3(f.NewValue), met(f.OldMet, f.OldJudged), met(f.NewMet, f.NewJudged))
+		fmt.Fprintf(w, "  %-14s %8s → %-8s %s → %s\n", f.Name, f3(f.OldValue), f3(f.NewValue), metWord(f.OldMet, f.OldJudged), metWord(f.NewMet, f.NewJudged))
 	}
 	fmt.Fprintf(w, "\nfeatures: generated median before → after (real median; accuracy of the feature alone before → after)\n")
 	for _, f := range d.Features {
