@@ -359,11 +359,37 @@ func TwoSamplePrompt(v *token.Vocab, phrase string, a token.Attributes) string {
 	return b.String()
 }
 
-// promptProblem says how the attributes the prompt reads as differ from
-// want ("" when they agree as the model is asked: tempo bin, key, meter,
-// trained programs, drums).
-func promptProblem(v *token.Vocab, prompt string, want token.Attributes, bars int) string {
-	got := RequestAttributes(prompt, v, bars)
+// twoSamplePrompt is the first prompt that reads back as attributes a
+// (promptProblem) for seed: after each phrase in turn (the genre's, then a
+// plainer one), as TwoSamplePrompt writes it and, for a piece without
+// drums, followed by "without drums" (a style's words imply a drum kit: "a
+// pop song for piano" is asked with one). With none, the first prompt and
+// its problem.
+func twoSamplePrompt(v *token.Vocab, phrases []string, a token.Attributes, bars int, seed uint64) (prompt, problem string) {
+	for _, ph := range phrases {
+		for _, suffix := range []string{"", " without drums"} {
+			if suffix != "" && a.Drums != nil && *a.Drums {
+				continue
+			}
+			p := TwoSamplePrompt(v, ph, a) + suffix
+			prob := promptProblem(v, p, a, bars, seed)
+			if prob == "" {
+				return p, ""
+			}
+			if prompt == "" {
+				prompt, problem = p, prob
+			}
+		}
+	}
+	return prompt, problem
+}
+
+// promptProblem says how the attributes the prompt reads as, for seed,
+// differ from want ("" when they agree as the model is asked: tempo bin,
+// key, meter, trained programs, drums). It reads the prompt as generation
+// does (Understand: the attributes named and those the words imply).
+func promptProblem(v *token.Vocab, prompt string, want token.Attributes, bars int, seed uint64) string {
+	got := Understand(UnderstandRequest{Prompt: prompt, Seed: seed, Bars: bars}, v).Attrs
 	var out []string
 	if want.TempoBPM > 0 && (got.TempoBPM <= 0 || v.TempoBin(got.TempoBPM) != v.TempoBin(want.TempoBPM)) {
 		out = append(out, fmt.Sprintf("tempo %g for %g", got.TempoBPM, want.TempoBPM))
@@ -478,13 +504,8 @@ func realPieces(ctx context.Context, v *token.Vocab, o *TwoSampleOptions) ([]Two
 			}
 			a := v.Measure(ex, midi.Analyze(ex))
 			phrase, fallback := genrePhrase(g.name, g.rel[i])
-			prompt := TwoSamplePrompt(v, phrase, a)
-			prob := promptProblem(v, prompt, a, o.Bars)
-			if prob != "" && fallback != phrase {
-				if p2 := TwoSamplePrompt(v, fallback, a); promptProblem(v, p2, a, o.Bars) == "" {
-					prompt, prob = p2, ""
-				}
-			}
+			seed := o.Seed + uint64(len(out))
+			prompt, prob := twoSamplePrompt(v, []string{phrase, fallback}, a, o.Bars, seed)
 			p := TwoSamplePiece{Group: g.name, File: g.rel[i], StartBar: start, Prompt: prompt, PromptOK: prob == "",
 				PromptProblem: prob, Real: Nums(f), realScore: ex}
 			// The same excerpt as the tokenizer writes it.

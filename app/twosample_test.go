@@ -28,17 +28,34 @@ func TestTwoSamplePrompt(t *testing.T) {
 	if want := "A jig in D minor, 6/8, 79 bpm, for violin, piano, bass and drums"; p != want {
 		t.Errorf("prompt %q, want %q", p, want)
 	}
-	if prob := promptProblem(v, p, a, 16); prob != "" {
+	if prob := promptProblem(v, p, a, 16, 1); prob != "" {
 		t.Errorf("%q reads back with %s", p, prob)
 	}
 	// A number beats a dance word (a waltz in 4/4 stays in 4/4); a tempo
 	// written in the next bin is a problem.
 	a.MeterNum, a.MeterDen = 4, 4
-	if prob := promptProblem(v, TwoSamplePrompt(v, "A waltz", a), a, 16); prob != "" {
+	if prob := promptProblem(v, TwoSamplePrompt(v, "A waltz", a), a, 16, 1); prob != "" {
 		t.Errorf("a 4/4 waltz reads back with %q", prob)
 	}
-	if prob := promptProblem(v, strings.Replace(p, "79 bpm", "80 bpm", 1), a, 16); !strings.Contains(prob, "tempo") {
+	if prob := promptProblem(v, strings.Replace(p, "79 bpm", "80 bpm", 1), a, 16, 1); !strings.Contains(prob, "tempo") {
 		t.Errorf("80 bpm for 79.5 reads back without a tempo problem (%q)", prob)
+	}
+	// A pop piece for piano alone: "a pop song" implies a drum kit as the
+	// prompt path reads it, so the prompt says "without drums"; a piece
+	// with drums never does.
+	no := false
+	pop := token.Unspecified()
+	pop.KeyTonic, pop.MeterNum, pop.MeterDen, pop.TempoBPM = 3, 3, 4, 121
+	pop.Programs, pop.Drums = []int{0}, &no
+	if prob := promptProblem(v, TwoSamplePrompt(v, "A pop song", pop), pop, 16, 1); !strings.Contains(prob, "drums") {
+		t.Errorf("%q reads back without a drums problem (%q): the test below proves nothing", TwoSamplePrompt(v, "A pop song", pop), prob)
+	}
+	got, prob := twoSamplePrompt(v, []string{"A pop song", "A piece"}, pop, 16, 1)
+	if want := "A pop song in Eb major, 3/4, 121 bpm, for piano without drums"; got != want || prob != "" {
+		t.Errorf("pop piece for piano: %q (%q), want %q", got, prob, want)
+	}
+	if got, _ := twoSamplePrompt(v, []string{"A jig"}, a, 16, 1); strings.Contains(got, "without") {
+		t.Errorf("a piece with drums asked %q", got)
 	}
 }
 

@@ -178,7 +178,13 @@ func (p *Prompt) readMeaning(words []string, usedBy []string) {
 			p.Words = append(p.Words, Word{Text: w, Kind: "tempo-feel", Name: strings.TrimSuffix(w, "time")})
 			mark(i, 1, "tempo-feel")
 		case w == "solo" || w == "unaccompanied" || w == "alone" && i > 0 && usedBy[i-1] == "instrument":
-			p.Words = append(p.Words, Word{Text: w, Kind: "solo"})
+			// Name "alone": the instruments play by themselves ("solo
+			// piano", "unaccompanied"); "a saxophone solo" may have a band.
+			name := ""
+			if w != "solo" || i+1 < len(words) && usedBy[i+1] == "instrument" {
+				name = "alone"
+			}
+			p.Words = append(p.Words, Word{Text: w, Kind: "solo", Name: name})
 			mark(i, 1, "solo")
 		}
 	}
@@ -615,7 +621,7 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 	var styleEns []string
 	styleEnsFrom := map[string]string{}
 	var tempoMax, tempoMin, tempoScale float64
-	var tempoLimitFrom, tempoFeelFrom, soloFrom string
+	var tempoLimitFrom, tempoFeelFrom, soloFrom, aloneFrom string
 	tempoScale = 1
 	for _, w := range p.Words {
 		if w.Negated && w.Kind != "tempo-limit" {
@@ -655,6 +661,9 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 			}
 		case "solo":
 			soloFrom = w.quoted()
+			if w.Name == "alone" {
+				aloneFrom = w.quoted()
+			}
 		}
 	}
 	for i, sc := range append(append([]*sceneDef{}, scenes...), styles...) {
@@ -779,6 +788,11 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		from := ""
 		if ens != nil && ensLevel <= 2 && ens.drums != 0 {
 			d, from = ens.drums, ensFrom
+		}
+		// "Solo", "unaccompanied": the instruments named play alone, in
+		// any style ("a pop song for solo piano" has no drum kit).
+		if d == 0 && aloneFrom != "" && explicitProgs {
+			d, from = -1, aloneFrom
 		}
 		for _, list := range [][]*sceneDef{styles, scenes} {
 			for _, sc := range list {
@@ -1050,7 +1064,9 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 				}
 			}
 		}
-		if level == "" && hasMood {
+		// The arousal of mood words said (a dance's or a scene's mood
+		// sets no dynamics: a jig is not loud by name, as it is not dense).
+		if level == "" && saidMood {
 			switch {
 			case r.Arousal <= -0.55:
 				level = "p"
@@ -1061,7 +1077,7 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 			case r.Arousal >= 0.5:
 				level = "f"
 			}
-			dynFrom = moodFrom
+			dynFrom = saidMoodFrom
 		}
 	}
 	switch {
