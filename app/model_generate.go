@@ -316,6 +316,16 @@ func candidateRequest(req PromptRequest, i int) PromptRequest {
 	return r
 }
 
+// pickupDraw is the uniform draw in [0, 1) that decides a piece's upbeat
+// (LeverPickup), from its seed.
+func pickupDraw(seed uint64) float64 {
+	z := seed ^ 0x5851F42D4C957F2D
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	z ^= z >> 31
+	return float64(z>>11) / (1 << 53)
+}
+
 // resolvePrompt reads req's prompt for its seed (Understand) into the
 // request its candidates sample: the attributes forced, explicit and
 // implied, the meaning's seed mix and the register.
@@ -363,6 +373,11 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
+	if levers&LeverPickup != 0 {
+		if c.Pickup = condition.Pickup(v, a.Genre, a.MeterNum, a.MeterDen, pickupDraw(req.Seed)); c.Pickup > 0 {
+			plan = plan.AfterPickup()
+		}
+	}
 	form := condition.NewRestater(v, c, plan)
 	if levers&LeverVary != 0 && !condition.RepeatsExactly(a.Genre) {
 		form.Vary = VarySemitones
@@ -395,8 +410,12 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 			return g.AfterNote() && levers&LeverTexture != 0
 		}
 	}
+	var line func([]float32)
+	if levers&LeverLine != 0 {
+		line = condition.LineBias(v, c, condition.DefaultLine)
+	}
 	opts.Mask = condition.Hooks(condition.KeyBias(v, c, fa.KeyTonic, fa.KeyMinor, req.KeyBias),
-		condition.RhythmBias(v, c, req.RhythmBias), reg)
+		condition.RhythmBias(v, c, req.RhythmBias), reg, line)
 	if req.OnToken != nil {
 		n := 0
 		opts.OnToken = func(uint16) error { n++; req.OnToken(n); return nil }

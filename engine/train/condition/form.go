@@ -326,3 +326,24 @@ func (r *Restater) Force() (uint16, bool) {
 	r.Forced++
 	return tok, true
 }
+
+// AfterPickup is the plan moved one bar later for a piece whose first bar
+// is an upbeat (Pickup): bar i+1 restates bar Copy[i]+1, the upbeat bar
+// is the model's, and so is the ending. A strain of a tune with an upbeat
+// runs from its first full bar, and its repeat comes back to it: "A A"
+// over 16 bars (1-based: the upbeat is bar 1, the strain bars 2–9,
+// bars 10–15 restate 2–7, bar 16 is the model's).
+func (p Plan) AfterPickup() Plan {
+	n := len(p.Copy)
+	q := p
+	q.Copy = make([]int, n)
+	for i := range q.Copy {
+		q.Copy[i] = -1
+	}
+	for i := 0; i+1 < n-1; i++ {
+		if p.Copy[i] >= 0 {
+			q.Copy[i+1] = p.Copy[i] + 1
+		}
+	}
+	return q
+}

@@ -101,6 +101,11 @@ type Bars struct {
 	// in the prefix (0: no bound); forced ones are not bounded.
 	MaxInstruments int
 	instruments    int // INSTRUMENT tokens pushed
+	// line: the top line sampled so far (LineBias).
+	line lineState
+	// Pickup, when > 0, makes the first bar an anacrusis: its first onset
+	// is Pickup positions before the second bar (see Pickup).
+	Pickup int
 }
 
 // DefaultMaxInstruments: when a prompt names no instruments, the model
@@ -198,7 +203,15 @@ func (b *Bars) Push(tok uint16) error {
 		}
 	case token.KindPosition:
 		b.onsetNotes = 0
+		if pos, n := b.Grammar.Position(); pos >= 0 {
+			b.line.open((b.Grammar.Bars()-1)*n + pos)
+		}
+	case token.KindPitch:
+		if b.prog >= 0 && b.prog < token.DrumProgram {
+			b.line.pitch(x)
+		}
 	case token.KindBar:
+		b.line.closeOnset()
 		if b.Grammar.Bars() > 1 {
 			if b.barNotes == 0 {
 				b.emptyRun++
@@ -211,6 +224,7 @@ func (b *Bars) Push(tok uint16) error {
 		b.prevHasOnsets = slices.Contains(b.prevOnsets, true)
 		clear(b.curOnsets)
 	case token.KindDuration:
+		b.line.duration(b.v.DurationUnits(x))
 		b.barNotes++
 		b.onsetNotes++
 		if b.prog >= 0 && b.prog < token.DrumProgram {
@@ -350,7 +364,7 @@ func Hooks(hs ...func([]float32)) func([]float32) {
 
 // NewBars caps g at n bars (n ≤ 0: no cap).
 func NewBars(v *token.Vocab, g *token.Grammar, n int) *Bars {
-	return &Bars{Grammar: g, N: n, bar: v.Bar, eos: v.EOS, v: v, prog: -1}
+	return &Bars{Grammar: g, N: n, bar: v.Bar, eos: v.EOS, v: v, prog: -1, line: newLineState()}
 }
 
 // Allow is the grammar's mask with the bar count enforced.
@@ -378,6 +392,9 @@ func (b *Bars) Allow(mask []bool) {
 			}
 		}
 		return
+	}
+	if b.Pickup > 0 && b.Grammar.Bars() == 1 {
+		b.allowPickup(mask)
 	}
 	if b.onsetNotes >= MaxOnsetNotes {
 		lo, n := b.v.Range(token.KindPitch)
