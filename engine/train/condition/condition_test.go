@@ -480,18 +480,7 @@ func TestKeyBias(t *testing.T) {
 			}
 		}
 	}
-	push := func(names ...string) {
-		t.Helper()
-		for _, n := range names {
-			tk, ok := v.Lookup(n)
-			if !ok {
-				t.Fatalf("no token %s", n)
-			}
-			if err := c.Push(tk); err != nil {
-				t.Fatalf("push %s: %v", n, err)
-			}
-		}
-	}
+	push := pusher(t, c)
 	// Bias 3: the opening raises the triad by 3·1, the body by 3·3/8, the
 	// cadence by 3·1 and lowers the scale's other notes by 3·1/4 and the
 	// notes outside it by 3·1.5; elsewhere outside notes lose 3.
@@ -722,18 +711,7 @@ func TestBarsRestWithoutDrums(t *testing.T) {
 func TestRhythmBias(t *testing.T) {
 	v := token.DefaultVocab()
 	c := NewBars(v, v.NewGrammar(), 4)
-	push := func(names ...string) {
-		t.Helper()
-		for _, nm := range names {
-			tk, ok := v.Lookup(nm)
-			if !ok {
-				t.Fatalf("no token %s", nm)
-			}
-			if err := c.Push(tk); err != nil {
-				t.Fatalf("%s: %v", nm, err)
-			}
-		}
-	}
+	push := pusher(t, c)
 	push("BOS", "INSTRUMENT_0", "INSTRUMENT_DRUMS", "SEP")
 	hook := Hooks(nil, RhythmBias(v, c, 2), nil)
 	first, n := v.Range(token.KindPosition)
@@ -1077,6 +1055,23 @@ func TestSourceWeight(t *testing.T) {
 	for k := uint64(0); k < 20; k++ {
 		if err := b.Fill(tr, k, 1, 1, 64, in, tg); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// pusher returns a function that pushes tokens into c by name, failing t on
+// a name the vocabulary lacks or a token c refuses.
+func pusher(t *testing.T, c *Bars) func(names ...string) {
+	return func(names ...string) {
+		t.Helper()
+		for _, nm := range names {
+			tk, ok := c.v.Lookup(nm)
+			if !ok {
+				t.Fatalf("no token %s", nm)
+			}
+			if err := c.Push(tk); err != nil {
+				t.Fatalf("push %s: %v", nm, err)
+			}
 		}
 	}
 }

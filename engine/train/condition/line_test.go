@@ -18,18 +18,7 @@ import (
 func TestLineBias(t *testing.T) {
 	v := token.DefaultVocab()
 	c := NewBars(v, v.NewGrammar(), 4)
-	push := func(names ...string) {
-		t.Helper()
-		for _, nm := range names {
-			tk, ok := v.Lookup(nm)
-			if !ok {
-				t.Fatalf("no token %s", nm)
-			}
-			if err := c.Push(tk); err != nil {
-				t.Fatalf("%s: %v", nm, err)
-			}
-		}
-	}
+	push := pusher(t, c)
 	vlo, _ := v.Range(token.KindVelocity)
 	dlo, _ := v.Range(token.KindDuration)
 	short := v.DurationBin(6) // half a beat on the 12-a-beat grid
@@ -159,18 +148,7 @@ func TestPickup(t *testing.T) {
 	c := NewBars(v, v.NewGrammar(), 4)
 	c.Pickup = q / 2
 	mask := make([]bool, v.Size())
-	push := func(names ...string) {
-		t.Helper()
-		for _, nm := range names {
-			tk, ok := v.Lookup(nm)
-			if !ok {
-				t.Fatalf("no token %s", nm)
-			}
-			if err := c.Push(tk); err != nil {
-				t.Fatalf("%s: %v", nm, err)
-			}
-		}
-	}
+	push := pusher(t, c)
 	positions := func() []int {
 		c.Allow(mask)
 		first, n := v.Range(token.KindPosition)
