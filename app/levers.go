@@ -49,6 +49,10 @@ const (
 	// often as the corpus's do (condition.Pickup; the piece's seed draws
 	// whether), and the form's restatements move one bar later.
 	LeverPickup
+	// LeverBuild: in game music the parts enter in turn, as the game
+	// corpora's tracks build up (condition.Entries: a part either plays
+	// from the start or enters with the form's second section).
+	LeverBuild
 	numLevers = iota
 
 	// LeversSet marks a Levers value as the request's own.
@@ -58,7 +62,7 @@ const (
 // VarySemitones is how far a varied top note may move (LeverVary).
 const VarySemitones = 4
 
-var leverNames = [numLevers]string{"canonical", "vary", "lengths", "texture", "dynamics", "strains", "critic", "line", "pickup"}
+var leverNames = [numLevers]string{"canonical", "vary", "lengths", "texture", "dynamics", "strains", "critic", "line", "pickup", "build"}
 
 // DefaultLevers are the levers on by default (the window, `amt generate`,
 // eval-model), chosen on the two-sample test of the shipped model (120

@@ -378,6 +378,12 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 			plan = plan.AfterPickup()
 		}
 	}
+	if levers&LeverBuild != 0 && a.Programs != nil {
+		drums := a.Drums != nil && *a.Drums
+		c.Entry = condition.Entries(a.Genre, a.Programs, drums, plan.Bars, func(i int) float64 {
+			return pickupDraw(req.Seed + uint64(i+1)*0x2545F4914F6CDD1D)
+		})
+	}
 	form := condition.NewRestater(v, c, plan)
 	if levers&LeverVary != 0 && !condition.RepeatsExactly(a.Genre) {
 		form.Vary = VarySemitones

@@ -106,6 +106,9 @@ type Bars struct {
 	// Pickup, when > 0, makes the first bar an anacrusis: its first onset
 	// is Pickup positions before the second bar (see Pickup).
 	Pickup int
+	// Entry, when set, is the first bar (0-based) each program may play in
+	// (Entries); programs not in it play from the start.
+	Entry map[int]int
 }
 
 // DefaultMaxInstruments: when a prompt names no instruments, the model
@@ -463,6 +466,9 @@ func (b *Bars) Allow(mask []bool) {
 				mask[drums] = false
 			}
 		}
+	}
+	if len(b.Entry) > 0 {
+		b.allowEntries(mask)
 	}
 	// Coverage: in the second half, a Program chosen at a new onset must
 	// be a missing one (when one is allowed at all).
