@@ -62,6 +62,10 @@ const (
 // VarySemitones is how far a varied top note may move (LeverVary).
 const VarySemitones = 4
 
+// MinPickupBars: shorter pieces never start on an upbeat (LeverPickup): a
+// sketch of a bar or two would be mostly the rest before it.
+const MinPickupBars = 4
+
 var leverNames = [numLevers]string{"canonical", "vary", "lengths", "texture", "dynamics", "strains", "critic", "line", "pickup", "build"}
 
 // DefaultLevers are the levers on by default (the window, `amt generate`,

@@ -181,3 +181,30 @@ func TestLeverLine(t *testing.T) {
 		t.Errorf("line lever: top-line steps %.3f → %.3f (want +0.08 or more), repeats %.3f → %.3f (want −0.03 or more)", s0, s1, r0, r1)
 	}
 }
+
+// A sketch shorter than MinPickupBars never starts on an upbeat: a 2-bar
+// jig whose seed draws one starts on its first beat's grid, not 2.5 beats in.
+func TestLeverPickupShortPieces(t *testing.T) {
+	m, err := loadEmbedded()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer m.Close()
+	if pickupDraw(1) >= 0.83 {
+		t.Fatal("seed 1 draws no upbeat: the test proves nothing")
+	}
+	r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: "a jig in D major, 6/8, 112 bpm, for piano", Bars: 2, Seed: 1,
+		KeyBias: DefaultKeyBias, Candidates: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upbeat := int64(r.Score.TicksPerBeat) * 5 / 2
+	for _, tr := range r.Score.Tracks {
+		for _, n := range tr.Notes {
+			if n.Tick < upbeat {
+				return // a note before the upbeat's place: no upbeat
+			}
+		}
+	}
+	t.Error("a 2-bar jig has no note before 2.5 quarter notes: it started on an upbeat")
+}

@@ -373,7 +373,7 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
-	if levers&LeverPickup != 0 {
+	if levers&LeverPickup != 0 && a.Bars >= MinPickupBars {
 		if c.Pickup = condition.Pickup(v, a.Genre, a.MeterNum, a.MeterDen, pickupDraw(req.Seed)); c.Pickup > 0 {
 			plan = plan.AfterPickup()
 		}
