@@ -906,3 +906,32 @@ func CompareTwoSample(old, cur *TwoSampleReport) *TwoSampleDiff {
 	}
 	return d
 }
+
+// GroupAccuracy is the random forest's accuracy within each group (POP909,
+// Nottingham, game music, or each --real folder): the share of the group's
+// real and generated pieces on the right side of 0.5 by their held-out
+// probability averaged over the repeats (ProbReal, ProbGenerated). It says
+// which music gives the model away; nil without pieces.
+func (r *TwoSampleReport) GroupAccuracy() map[string]float64 {
+	right, n := map[string]int{}, map[string]int{}
+	for _, p := range r.Pieces {
+		if p.Generated == nil {
+			continue
+		}
+		n[p.Group] += 2
+		if p.ProbReal <= 0.5 {
+			right[p.Group]++
+		}
+		if p.ProbGenerated > 0.5 {
+			right[p.Group]++
+		}
+	}
+	if len(n) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(n))
+	for g, k := range n {
+		out[g] = float64(right[g]) / float64(k)
+	}
+	return out
+}

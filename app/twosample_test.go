@@ -238,3 +238,26 @@ func writeFile(t *testing.T, s string) string {
 	}
 	return p
 }
+
+// GroupAccuracy counts, per group, the real pieces the forest held to be
+// real (ProbReal ≤ 0.5) and the generated ones it held to be generated
+// (ProbGenerated > 0.5), over both: worked out by hand below. Pieces
+// without an answer are left out.
+func TestTwoSampleGroupAccuracy(t *testing.T) {
+	g := []eval.Num{1}
+	rep := &TwoSampleReport{Pieces: []TwoSamplePiece{
+		{Group: "pop909", Generated: g, ProbReal: 0.2, ProbGenerated: 0.9}, // 2 right
+		{Group: "pop909", Generated: g, ProbReal: 0.6, ProbGenerated: 0.7}, // 1
+		{Group: "game", Generated: g, ProbReal: 0.5, ProbGenerated: 0.5},   // real right, generated wrong: 1
+		{Group: "game", Generated: g, ProbReal: 0.9, ProbGenerated: 0.1},   // 0
+		{Group: "game", Generated: nil, ProbReal: 0.0, ProbGenerated: 1.0}, // no answer: left out
+	}}
+	got := rep.GroupAccuracy()
+	want := map[string]float64{"pop909": 0.75, "game": 0.25}
+	if len(got) != len(want) || got["pop909"] != want["pop909"] || got["game"] != want["game"] {
+		t.Errorf("group accuracy %v, want %v", got, want)
+	}
+	if (&TwoSampleReport{}).GroupAccuracy() != nil {
+		t.Error("a report without pieces has group accuracies")
+	}
+}

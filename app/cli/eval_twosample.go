@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/amtstudio/amt/app"
@@ -75,6 +76,18 @@ func writeTwoSampleText(w io.Writer, rep *app.TwoSampleReport, pieces bool) {
 	fmt.Fprintf(w, "real pieces: %s; prompts that do not read back as their piece's attributes: %d\n", rep.Selection, rep.PromptMismatch)
 	fmt.Fprintf(w, "\ncan a classifier tell generated from real? (%d-fold cross-validation × %d, 50%% = cannot tell)\n", rep.LR.Folds, rep.LR.Repeats)
 	fmt.Fprintf(w, "  logistic regression  %s\n  random forest        %s\n", cvText(rep.LR), cvText(rep.RF))
+	if ga := rep.GroupAccuracy(); len(ga) > 0 {
+		names := make([]string, 0, len(ga))
+		for g := range ga {
+			names = append(names, g)
+		}
+		sort.Strings(names)
+		parts := make([]string, len(names))
+		for i, g := range names {
+			parts[i] = fmt.Sprintf("%s %.1f%%", g, 100*ga[g])
+		}
+		fmt.Fprintf(w, "  random forest within each group (held-out probability, mean of the repeats): %s\n", strings.Join(parts, ", "))
+	}
 	fmt.Fprintf(w, "  random forest on the %d features the critic does not see: %s\n", app.NumTwoSampleFeatures-len(app.CriticFeatures), cvText(rep.Unseen))
 	fmt.Fprintf(w, "  the representation alone (real pieces against themselves through the tokenizer): LR %s, RF %s\n", cvText(rep.RepresentationLR), cvText(rep.RepresentationRF))
 	a := rep.Adherence
