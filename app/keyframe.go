@@ -50,11 +50,7 @@ func (m *Model) toFrame(a token.Attributes, seed uint64) (token.Attributes, int)
 	}
 	if a.KeyTonic < 0 {
 		// splitmix-style mixing so neighbouring seeds draw unrelated tonics
-		z := seed + 0x9E3779B97F4A7C15
-		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-		z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-		z ^= z >> 31
-		return a, int(z%12) - 6
+		return a, int(mix64(seed+0x9E3779B97F4A7C15)%12) - 6
 	}
 	s := frameShift(a.KeyTonic, a.KeyMinor)
 	a.KeyTonic = frameTonic(a.KeyMinor)

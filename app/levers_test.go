@@ -113,7 +113,7 @@ func TestLeverPickup(t *testing.T) {
 	defer m.Close()
 	upbeats := 0
 	for seed := uint64(1); seed <= 4; seed++ {
-		if pickupDraw(seed) >= 0.83 {
+		if unitDraw(seed) >= 0.83 {
 			continue
 		}
 		upbeats++
@@ -190,7 +190,7 @@ func TestLeverPickupShortPieces(t *testing.T) {
 		t.Skip(err)
 	}
 	defer m.Close()
-	if pickupDraw(1) >= 0.83 {
+	if unitDraw(1) >= 0.83 {
 		t.Fatal("seed 1 draws no upbeat: the test proves nothing")
 	}
 	r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: "a jig in D major, 6/8, 112 bpm, for piano", Bars: 2, Seed: 1,

@@ -316,14 +316,20 @@ func candidateRequest(req PromptRequest, i int) PromptRequest {
 	return r
 }
 
-// pickupDraw is the uniform draw in [0, 1) that decides a piece's upbeat
-// (LeverPickup), from its seed.
-func pickupDraw(seed uint64) float64 {
-	z := seed ^ 0x5851F42D4C957F2D
+// unitDraw is a uniform draw in [0, 1) from seed: it decides a piece's
+// upbeat (LeverPickup) and, from seeds derived from the piece's, when its
+// parts enter (LeverBuild).
+func unitDraw(seed uint64) float64 {
+	return float64(mix64(seed^0x5851F42D4C957F2D)>>11) / (1 << 53)
+}
+
+// mix64 is splitmix64's finaliser: neighbouring inputs give unrelated
+// outputs (the seeds of pieces, tonics and file orders are drawn through
+// it).
+func mix64(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	z ^= z >> 31
-	return float64(z>>11) / (1 << 53)
+	return z ^ (z >> 31)
 }
 
 // resolvePrompt reads req's prompt for its seed (Understand) into the
@@ -374,14 +380,14 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		return nil, fmt.Errorf("generate: %w", err)
 	}
 	if levers&LeverPickup != 0 && a.Bars >= MinPickupBars {
-		if c.Pickup = condition.Pickup(v, a.Genre, a.MeterNum, a.MeterDen, pickupDraw(req.Seed)); c.Pickup > 0 {
+		if c.Pickup = condition.Pickup(v, a.Genre, a.MeterNum, a.MeterDen, unitDraw(req.Seed)); c.Pickup > 0 {
 			plan = plan.AfterPickup()
 		}
 	}
 	if levers&LeverBuild != 0 && a.Programs != nil {
 		drums := a.Drums != nil && *a.Drums
 		c.Entry = condition.Entries(a.Genre, a.Programs, drums, plan.Bars, func(i int) float64 {
-			return pickupDraw(req.Seed + uint64(i+1)*0x2545F4914F6CDD1D)
+			return unitDraw(req.Seed + uint64(i+1)*0x2545F4914F6CDD1D)
 		})
 	}
 	form := condition.NewRestater(v, c, plan)

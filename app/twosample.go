@@ -415,10 +415,7 @@ func promptProblem(v *token.Vocab, prompt string, want token.Attributes, bars in
 func pathRank(seed uint64, name string) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d/%s", seed, name)
-	z := h.Sum64()
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
+	return mix64(h.Sum64())
 }
 
 // realPieces chooses and cuts the real pieces (see the file comment).
