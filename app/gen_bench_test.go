@@ -80,20 +80,7 @@ func BenchmarkCandidates16Bars(b *testing.B) {
 				m.Exact = exact
 				defer func(l int) { laneLimit = l }(laneLimit)
 				laneLimit = lanes
-				pieces, toks := 0, 0
-				for i := 0; i < b.N; i++ {
-					for k, p := range prompts {
-						r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: p, Bars: 16, Seed: uint64(i*100 + k + 1),
-							KeyBias: DefaultKeyBias, Candidates: DefaultCandidates})
-						if err != nil {
-							b.Fatal(err)
-						}
-						pieces++
-						toks += r.Sampled
-					}
-				}
-				b.ReportMetric(b.Elapsed().Seconds()/float64(pieces), "s/piece")
-				b.ReportMetric(float64(toks)/b.Elapsed().Seconds(), "tokens/s")
+				bench16Bars(b, m, prompts, 0)
 			})
 		}
 	}
@@ -122,20 +109,29 @@ func BenchmarkLevers16Bars(b *testing.B) {
 				b.Skip(err)
 			}
 			defer m.Close()
-			pieces, toks := 0, 0
-			for i := 0; i < b.N; i++ {
-				for k, p := range prompts {
-					r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: p, Bars: 16, Seed: uint64(i*100 + k + 1),
-						KeyBias: DefaultKeyBias, Candidates: DefaultCandidates, Levers: lv})
-					if err != nil {
-						b.Fatal(err)
-					}
-					pieces++
-					toks += r.Sampled
-				}
-			}
-			b.ReportMetric(b.Elapsed().Seconds()/float64(pieces), "s/piece")
-			b.ReportMetric(float64(toks)/b.Elapsed().Seconds(), "tokens/s")
+			bench16Bars(b, m, prompts, lv)
 		})
 	}
+}
+
+// bench16Bars generates 16 bars for each prompt b.N times with the default
+// decoding and levers lv (seed i·100 + k + 1 for prompt k of round i) and
+// reports seconds per piece (wall) and tokens sampled per second over all
+// candidates.
+func bench16Bars(b *testing.B, m *Model, prompts []string, lv Levers) {
+	b.Helper()
+	pieces, toks := 0, 0
+	for i := 0; i < b.N; i++ {
+		for k, p := range prompts {
+			r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: p, Bars: 16, Seed: uint64(i*100 + k + 1),
+				KeyBias: DefaultKeyBias, Candidates: DefaultCandidates, Levers: lv})
+			if err != nil {
+				b.Fatal(err)
+			}
+			pieces++
+			toks += r.Sampled
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(pieces), "s/piece")
+	b.ReportMetric(float64(toks)/b.Elapsed().Seconds(), "tokens/s")
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -49,9 +48,7 @@ func runTwoSample(ctx context.Context, env *Env, m *app.Model, o app.TwoSampleOp
 		if !pieces {
 			rep.Pieces = nil
 		}
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(env, rep)
 	}
 	w := bufio.NewWriter(env.Stdout)
 	defer w.Flush()
