@@ -69,14 +69,7 @@ type sklearnGolden struct {
 // the forest must beat the regression by far, in both.
 func TestClassifiersAgreeWithSklearn(t *testing.T) {
 	X, y := readFixture(t)
-	data, err := os.ReadFile("testdata/twosample/sklearn.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sk sklearnGolden
-	if err := json.Unmarshal(data, &sk); err != nil {
-		t.Fatal(err)
-	}
+	sk := readSklearn(t)
 	c, err := LogisticRegression{}.Fit(X, y, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -120,14 +113,7 @@ func TestClassifiersAgreeWithSklearn(t *testing.T) {
 // intercept, which hold whatever solver found it. The separable case has a
 // finite optimum only because of the penalty.
 func TestLogisticRegressionByHand(t *testing.T) {
-	data, err := os.ReadFile("testdata/twosample/sklearn.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sk sklearnGolden
-	if err := json.Unmarshal(data, &sk); err != nil {
-		t.Fatal(err)
-	}
+	sk := readSklearn(t)
 	for _, tc := range []sklearnCase{sk.NonSeparable, sk.Separable} {
 		var X [][]float64
 		for _, x := range tc.X {
@@ -239,4 +225,19 @@ func TestGroupedFoldsKeepPairsTogether(t *testing.T) {
 			}
 		}
 	}
+}
+
+// readSklearn reads scikit-learn's figures on the fixture
+// (testdata/twosample/sklearn_fixture.py wrote them).
+func readSklearn(t *testing.T) sklearnGolden {
+	t.Helper()
+	data, err := os.ReadFile("testdata/twosample/sklearn.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sk sklearnGolden
+	if err := json.Unmarshal(data, &sk); err != nil {
+		t.Fatal(err)
+	}
+	return sk
 }

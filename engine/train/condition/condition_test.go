@@ -1075,3 +1075,9 @@ func pusher(t *testing.T, c *Bars) func(names ...string) {
 		}
 	}
 }
+
+// first is the first token of kind k.
+func first(v *token.Vocab, k token.Kind) uint16 {
+	f, _ := v.Range(k)
+	return f
+}

@@ -71,7 +71,6 @@ func TestPlanForm(t *testing.T) {
 func TestRestaterRestates(t *testing.T) {
 	v := token.DefaultVocab()
 	rng := rand.New(rand.NewPCG(8, 9))
-	mask := make([]bool, v.Size())
 	for _, form := range []string{"AABA", "AABB", "verse-chorus"} {
 		plan, err := PlanForm(form, "", 16)
 		if err != nil {
@@ -82,31 +81,7 @@ func TestRestaterRestates(t *testing.T) {
 		a.Bars, a.Programs, a.MeterNum, a.MeterDen = 16, []int{0}, 4, 4
 		g.Force(a)
 		r := NewRestater(v, NewBars(v, g, 16), plan)
-		if err := r.Push(v.BOS); err != nil {
-			t.Fatal(err)
-		}
-		for steps := 0; !r.Done() && steps < 400000; steps++ {
-			tk, ok := r.Force()
-			if !ok {
-				r.Allow(mask)
-				var allowed []uint16
-				for i, m := range mask {
-					if m {
-						allowed = append(allowed, uint16(i))
-					}
-				}
-				tk = allowed[rng.IntN(len(allowed))]
-				switch {
-				case slices.Contains(allowed, v.EOS) && rng.IntN(3) == 0:
-					tk = v.EOS
-				case slices.Contains(allowed, v.Bar) && rng.IntN(12) == 0:
-					tk = v.Bar
-				}
-			}
-			if err := r.Push(tk); err != nil {
-				t.Fatalf("%s: %v", form, err)
-			}
-		}
+		walkRestater(t, r, rng)
 		if !r.Done() || r.Bars.Bars() != 16 {
 			t.Fatalf("%s: done %v at %d bars", form, r.Done(), r.Bars.Bars())
 		}
@@ -132,7 +107,6 @@ func TestRestaterRestates(t *testing.T) {
 func TestRestaterVaries(t *testing.T) {
 	v := token.DefaultVocab()
 	rng := rand.New(rand.NewPCG(10, 11))
-	mask := make([]bool, v.Size())
 	plan, err := PlanForm("AABA", "", 16)
 	if err != nil {
 		t.Fatal(err)
@@ -146,32 +120,7 @@ func TestRestaterVaries(t *testing.T) {
 		g.Canonical(6)
 		r := NewRestater(v, NewBars(v, g, 16), plan)
 		r.Vary = 3
-		if err := r.Push(v.BOS); err != nil {
-			t.Fatal(err)
-		}
-		for steps := 0; !r.Done() && steps < 400000; steps++ {
-			tk, ok := r.Force()
-			if !ok {
-				clear(mask)
-				r.Allow(mask)
-				var allowed []uint16
-				for i, m := range mask {
-					if m {
-						allowed = append(allowed, uint16(i))
-					}
-				}
-				tk = allowed[rng.IntN(len(allowed))]
-				switch {
-				case slices.Contains(allowed, v.EOS) && rng.IntN(3) == 0:
-					tk = v.EOS
-				case slices.Contains(allowed, v.Bar) && rng.IntN(12) == 0:
-					tk = v.Bar
-				}
-			}
-			if err := r.Push(tk); err != nil {
-				t.Fatal(err)
-			}
-		}
+		walkRestater(t, r, rng)
 		for i, src := range plan.Copy {
 			if src < 0 {
 				continue
@@ -216,5 +165,40 @@ func TestRestaterVaries(t *testing.T) {
 	}
 	if !slices.Equal(got, []int{9, 14}) {
 		t.Errorf("top notes at %v, want [9 14] (violin 72, piano 67)", got)
+	}
+}
+
+// walkRestater drives r from BOS as a stand-in for the model: the restated
+// tokens it forces, else a token drawn uniformly from those allowed, with
+// the end (1 in 3) and the bar line (1 in 12) taken more often when
+// allowed, until r is done (at most 400,000 tokens).
+func walkRestater(t *testing.T, r *Restater, rng *rand.Rand) {
+	t.Helper()
+	v := r.v
+	mask := make([]bool, v.Size())
+	if err := r.Push(v.BOS); err != nil {
+		t.Fatal(err)
+	}
+	for steps := 0; !r.Done() && steps < 400000; steps++ {
+		tk, ok := r.Force()
+		if !ok {
+			r.Allow(mask)
+			var allowed []uint16
+			for i, m := range mask {
+				if m {
+					allowed = append(allowed, uint16(i))
+				}
+			}
+			tk = allowed[rng.IntN(len(allowed))]
+			switch {
+			case slices.Contains(allowed, v.EOS) && rng.IntN(3) == 0:
+				tk = v.EOS
+			case slices.Contains(allowed, v.Bar) && rng.IntN(12) == 0:
+				tk = v.Bar
+			}
+		}
+		if err := r.Push(tk); err != nil {
+			t.Fatalf("push %s: %v", v.Name(tk), err)
+		}
 	}
 }
