@@ -367,11 +367,12 @@ func TwoSamplePrompt(v *token.Vocab, phrase string, a token.Attributes) string {
 // its problem.
 func twoSamplePrompt(v *token.Vocab, phrases []string, a token.Attributes, bars int, seed uint64) (prompt, problem string) {
 	for _, ph := range phrases {
+		base := TwoSamplePrompt(v, ph, a)
 		for _, suffix := range []string{"", " without drums"} {
 			if suffix != "" && a.Drums != nil && *a.Drums {
 				continue
 			}
-			p := TwoSamplePrompt(v, ph, a) + suffix
+			p := base + suffix
 			prob := promptProblem(v, p, a, bars, seed)
 			if prob == "" {
 				return p, ""
