@@ -33,7 +33,10 @@ const (
 	LeverDynamics
 	// LeverStrains: with the automatic form, dance and folk tunes play
 	// 8-bar strains twice and game music loops 4-bar sections, note for
-	// note (condition.StrainForm), as the corpora do.
+	// note (condition.StrainForm), as the corpora do; a strain's second
+	// phrase opens as its first, for as many bars as the piece's draw
+	// gives at the Nottingham tunes' rates (condition.StrainOpening: in
+	// 61% of them the fifth bar is the first again).
 	LeverStrains
 	// LeverCritic: at least CriticCandidates candidates are sampled and,
 	// among those meeting as many requested attributes, the one the critic

@@ -2,9 +2,13 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/amtstudio/amt/engine/eval"
+	"github.com/amtstudio/amt/engine/train/condition"
 )
 
 func TestParseLevers(t *testing.T) {
@@ -207,4 +211,60 @@ func TestLeverPickupShortPieces(t *testing.T) {
 		}
 	}
 	t.Error("a 2-bar jig has no note before 2.5 quarter notes: it started on an upbeat")
+}
+
+// The strains' opening on the embedded model: a 16-bar jig whose draw gives
+// an opening of k bars plays bars 5 to 4+k as bars 1 to k, note for note
+// (pitches, onsets in the bar, lengths and velocities, every part), and so
+// does the strain's repeat; a draw of none leaves bar 5 to the model.
+func TestLeverStrainOpening(t *testing.T) {
+	m, err := loadEmbedded()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer m.Close()
+	opened := 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		k := condition.StrainOpening(openingDraw(seed))
+		r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: "a jig in D major, 6/8, 112 bpm, for piano", Bars: 16, Seed: seed,
+			KeyBias: DefaultKeyBias, Candidates: 1, Levers: LeversSet | LeverCanonical | LeverStrains})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 4 {
+			want := -1
+			if j < k {
+				want = j
+			}
+			if r.Form.Copy[4+j] != want {
+				t.Errorf("seed %d (opening %d): bar %d restates %d, want %d (%v)", seed, k, 4+j, r.Form.Copy[4+j], want, r.Form.Copy)
+			}
+		}
+		if k == 0 {
+			continue
+		}
+		opened++
+		bar := int64(r.Score.TicksPerBeat) * 3 // 6/8
+		notes := func(b int) []string {
+			var out []string
+			for ti, tr := range r.Score.Tracks {
+				for _, n := range tr.Notes {
+					if n.Tick/bar == int64(b) {
+						out = append(out, fmt.Sprintf("%d:%d@%d/%d v%d", ti, n.Pitch, n.Tick%bar, n.Dur, n.Velocity))
+					}
+				}
+			}
+			sort.Strings(out)
+			return out
+		}
+		for j := range k {
+			a, b, c := notes(j), notes(4+j), notes(12+j)
+			if len(a) == 0 || !slices.Equal(a, b) || !slices.Equal(a, c) {
+				t.Errorf("seed %d (opening %d): bar %d %v, bar %d %v, bar %d %v: want the same notes", seed, k, j, a, 4+j, b, 12+j, c)
+			}
+		}
+	}
+	if opened == 0 {
+		t.Fatal("no seed drew an opening: the test proves nothing")
+	}
 }

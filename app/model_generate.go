@@ -323,6 +323,10 @@ func unitDraw(seed uint64) float64 {
 	return float64(mix64(seed^0x5851F42D4C957F2D)>>11) / (1 << 53)
 }
 
+// openingDraw is the piece's draw of its strains' opening
+// (condition.StrainOpening), independent of its upbeat's (unitDraw).
+func openingDraw(seed uint64) float64 { return unitDraw(seed ^ 0xD1B54A32D192ED03) }
+
 // mix64 is splitmix64's finaliser: neighbouring inputs give unrelated
 // outputs (the seeds of pieces, tonics and file orders are drawn through
 // it).
@@ -378,6 +382,9 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	plan, err := condition.PlanForm(formName, a.Genre, a.Bars)
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
+	}
+	if levers&LeverStrains != 0 {
+		plan = plan.WithOpening(condition.StrainOpening(openingDraw(req.Seed)))
 	}
 	if levers&LeverPickup != 0 && a.Bars >= MinPickupBars {
 		if c.Pickup = condition.Pickup(v, a.Genre, a.MeterNum, a.MeterDen, unitDraw(req.Seed)); c.Pickup > 0 {

@@ -202,3 +202,64 @@ func walkRestater(t *testing.T, r *Restater, rng *rand.Rand) {
 		}
 	}
 }
+
+// TestStrainOpening: the second phrase of a strain opens as its first at
+// the corpus's rates, in the strain's first playing only; the strain's
+// repeat restates those bars too, and the ending stays the model's.
+func TestStrainOpening(t *testing.T) {
+	for _, c := range []struct {
+		u    float64
+		want int
+	}{{0, 0}, {0.391, 0}, {0.393, 1}, {0.615, 1}, {0.617, 2}, {0.865, 2}, {0.867, 3}, {0.96, 3}, {0.962, 4}, {0.9999, 4}} {
+		if got := StrainOpening(c.u); got != c.want {
+			t.Errorf("StrainOpening(%.4f) = %d, want %d", c.u, got, c.want)
+		}
+	}
+	p, err := PlanForm("strains", "folk", 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		k    int
+		want []int
+	}{
+		{0, []int{-1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, 4, 5, 6, -1}},
+		{2, []int{-1, -1, -1, -1, 0, 1, -1, -1, 0, 1, 2, 3, 4, 5, 6, -1}},
+		{9, []int{-1, -1, -1, -1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, -1}},
+	} {
+		if got := p.WithOpening(c.k).Copy; !slices.Equal(got, c.want) {
+			t.Errorf("strains, opening %d: copies %v, want %v", c.k, got, c.want)
+		}
+	}
+	if !slices.Equal(p.Copy, []int{-1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, 4, 5, 6, -1}) {
+		t.Errorf("WithOpening changed the plan it was given: %v", p.Copy)
+	}
+	// After an upbeat the whole plan moves one bar: the strain opens at bar
+	// 1, its second phrase at bar 5.
+	got := p.WithOpening(1).AfterPickup().Copy
+	if want := []int{-1, -1, -1, -1, -1, 1, -1, -1, -1, 1, 2, 3, 4, 5, 6, -1}; !slices.Equal(got, want) {
+		t.Errorf("strains, opening 1, after an upbeat: copies %v, want %v", got, want)
+	}
+	// A 24-bar piece: strains A A B; the new strain B opens its second
+	// phrase as its first too.
+	p24, _ := PlanForm("strains", "folk", 24)
+	got = p24.WithOpening(1).Copy
+	want := []int{-1, -1, -1, -1, 0, -1, -1, -1, 0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1, -1, 16, -1, -1, -1}
+	if !slices.Equal(got, want) {
+		t.Errorf("24 bars, opening 1: copies %v, want %v (plan %v)", got, want, p24.Copy)
+	}
+	// Other forms, and strains of 4 bars, are left alone.
+	for _, c := range []struct {
+		form  string
+		genre string
+		bars  int
+	}{{"AABB", "folk", 16}, {"strains", "folk", 8}, {"ABAB", "game", 16}} {
+		q, err := PlanForm(c.form, c.genre, c.bars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.WithOpening(2).Copy; !slices.Equal(got, q.Copy) {
+			t.Errorf("%s over %d bars: WithOpening(2) %v, want the plan unchanged %v", c.form, c.bars, got, q.Copy)
+		}
+	}
+}
