@@ -105,6 +105,19 @@ func TestDefaultLevers(t *testing.T) {
 	}
 }
 
+// jig generates the upbeat and strain tests' tune, "a jig in D major, 6/8,
+// 112 bpm, for piano", bars long, one candidate, with levers l (0: the
+// default).
+func jig(t *testing.T, m *Model, bars int, seed uint64, l Levers) *PromptResult {
+	t.Helper()
+	r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: "a jig in D major, 6/8, 112 bpm, for piano", Bars: bars, Seed: seed,
+		KeyBias: DefaultKeyBias, Candidates: 1, Levers: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // The pickup lever on the embedded model: a jig whose seed draws an upbeat
 // starts an eighth before its first full bar (6/8: 2.5 quarter notes into
 // the first bar), with nothing before it; the restatements of its strains
@@ -121,11 +134,7 @@ func TestLeverPickup(t *testing.T) {
 			continue
 		}
 		upbeats++
-		r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: "a jig in D major, 6/8, 112 bpm, for piano", Bars: 16, Seed: seed,
-			KeyBias: DefaultKeyBias, Candidates: 1, Levers: LeversSet | LeverCanonical | LeverStrains | LeverPickup})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := jig(t, m, 16, seed, LeversSet|LeverCanonical|LeverStrains|LeverPickup)
 		firstTick := int64(-1)
 		for _, tr := range r.Score.Tracks {
 			for _, n := range tr.Notes {
@@ -197,11 +206,7 @@ func TestLeverPickupShortPieces(t *testing.T) {
 	if unitDraw(1) >= 0.83 {
 		t.Fatal("seed 1 draws no upbeat: the test proves nothing")
 	}
-	r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: "a jig in D major, 6/8, 112 bpm, for piano", Bars: 2, Seed: 1,
-		KeyBias: DefaultKeyBias, Candidates: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := jig(t, m, 2, 1, 0)
 	upbeat := int64(r.Score.TicksPerBeat) * 5 / 2
 	for _, tr := range r.Score.Tracks {
 		for _, n := range tr.Notes {
@@ -226,11 +231,7 @@ func TestLeverStrainOpening(t *testing.T) {
 	opened := 0
 	for seed := uint64(1); seed <= 6; seed++ {
 		k := condition.StrainOpening(openingDraw(seed))
-		r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: "a jig in D major, 6/8, 112 bpm, for piano", Bars: 16, Seed: seed,
-			KeyBias: DefaultKeyBias, Candidates: 1, Levers: LeversSet | LeverCanonical | LeverStrains})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := jig(t, m, 16, seed, LeversSet|LeverCanonical|LeverStrains)
 		for j := range 4 {
 			want := -1
 			if j < k {
