@@ -229,6 +229,27 @@ func TestTwoSampleEndToEnd(t *testing.T) {
 	if _, ok, err := ReadTwoSampleReport(writeFile(t, `{"suite": "x", "pieces": []}`)); ok || err != nil {
 		t.Errorf("a suite report read as two-sample: %v %v", ok, err)
 	}
+	// The what-if analysis: a row a family; with every family matched the
+	// generated pieces are copies of real ones and nothing can be told.
+	if len(rep.WhatIf) != len(eval.Families) || rep.WhatIfRepeats != 2 || rep.WhatIfBase["random forest"] == 0 {
+		t.Fatalf("what-if: %d rows (want %d), %d repeats, base %v", len(rep.WhatIf), len(eval.Families), rep.WhatIfRepeats, rep.WhatIfBase)
+	}
+	if last := rep.WhatIf[len(rep.WhatIf)-1].Cumulative; last["random forest"] != 0.5 || last["logistic regression"] != 0.5 {
+		t.Errorf("every family matched: %v, want 0.5 for both", last)
+	}
+	// Re-read from the saved report with the same options: the same figures.
+	if err := back.Reclassify(TwoSampleOptions{Folds: 2, Repeats: 2, Trees: 20}); err != nil {
+		t.Fatal(err)
+	}
+	if back.Pairs != rep.Pairs || back.RF.Accuracy != rep.RF.Accuracy || back.LR.Accuracy != rep.LR.Accuracy ||
+		back.WhatIf[0].Alone["random forest"] != rep.WhatIf[0].Alone["random forest"] || len(back.Floors) != len(rep.Floors) {
+		t.Errorf("reclassified: pairs %d RF %v LR %v what-if %v; want %d %v %v %v", back.Pairs, back.RF.Accuracy, back.LR.Accuracy,
+			back.WhatIf[0].Alone, rep.Pairs, rep.RF.Accuracy, rep.LR.Accuracy, rep.WhatIf[0].Alone)
+	}
+	back.Features[3].Name = "renamed"
+	if err := back.Reclassify(TwoSampleOptions{}); err == nil || !strings.Contains(err.Error(), `"renamed"`) {
+		t.Errorf("a report with other features: %v", err)
+	}
 }
 
 func writeFile(t *testing.T, s string) string {

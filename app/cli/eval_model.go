@@ -64,6 +64,7 @@ func init() {
 		criticFile := fs.String("critic", "", "with the critic lever: the critic file to use (default: the embedded one)")
 		trainCritic := fs.String("train-critic", "", "with --two-sample: fit a critic on this run's pairs and write it to this file")
 		exclude := fs.String("exclude", "", "with --two-sample: a saved two-sample report whose real pieces are not chosen (train a critic on other pieces)")
+		from := fs.String("from", "", "with --two-sample: re-run the classifiers, the what-if analysis and the floors on a saved report's features (no generation)")
 		leverList := fs.String("levers", "default", "decoding levers of issue 24: default, none, or a list (canonical,vary)")
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
@@ -76,6 +77,18 @@ func init() {
 			if err := app.FirstError(app.IntIn("per-group", *perGroup, 1, 10000), app.IntIn("folds", *folds, 2, 20), app.IntIn("repeats", *repeats, 1, 100)); err != nil {
 				return err
 			}
+		}
+		if *from != "" {
+			if !*twoSample {
+				return fmt.Errorf("%w: --from re-reads a --two-sample report: add --two-sample", ErrUsage)
+			}
+			if *rolls != "" {
+				return fmt.Errorf("%w: --rolls needs the generated pieces, which a saved report does not hold", ErrUsage)
+			}
+			if env, err = checkOutputs(env, *save, *trainCritic); err != nil {
+				return err
+			}
+			return reclassifyTwoSample(env, *from, *folds, *repeats, *save, *trainCritic, *jsonOut, *pieces)
 		}
 		if env, err = checkOutputs(env, *save, *trainCritic); err != nil { // output.go: before the suite runs
 			return err

@@ -29,6 +29,11 @@ func runTwoSample(ctx context.Context, env *Env, m *app.Model, o app.TwoSampleOp
 			return err
 		}
 	}
+	return finishTwoSample(env, rep, rolls, save, trainCritic, jsonOut, pieces)
+}
+
+// finishTwoSample saves, trains the critic and prints a two-sample report.
+func finishTwoSample(env *Env, rep *app.TwoSampleReport, rolls, save, trainCritic string, jsonOut, pieces bool) error {
 	if save != "" {
 		if err := rep.Save(save); err != nil {
 			return err
@@ -57,6 +62,21 @@ func runTwoSample(ctx context.Context, env *Env, m *app.Model, o app.TwoSampleOp
 		fmt.Fprintf(w, "\npiano rolls (the most generated-looking pieces beside their real ones): %s\n", filepath.Join(rolls, "rolls.png"))
 	}
 	return nil
+}
+
+// reclassifyTwoSample is `amt eval-model --two-sample --from FILE`.
+func reclassifyTwoSample(env *Env, from string, folds, repeats int, save, trainCritic string, jsonOut, pieces bool) error {
+	rep, ok, err := app.ReadTwoSampleReport(from)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: --from %s: not a two-sample report", ErrUsage, from)
+	}
+	if err := rep.Reclassify(app.TwoSampleOptions{Folds: folds, Repeats: repeats}); err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	return finishTwoSample(env, rep, "", save, trainCritic, jsonOut, pieces)
 }
 
 func cvText(r *app.CVResult) string {
@@ -97,6 +117,18 @@ func writeTwoSampleText(w io.Writer, rep *app.TwoSampleReport, pieces bool) {
 	fmt.Fprintf(w, "  %-16s %9s %9s %9s %6s %7s %7s\n", "feature", "real", "generated", "tokenized", "alone", "import.", "LR")
 	for _, r := range rows {
 		fmt.Fprintf(w, "  %-16s %9s %9s %9s %5.1f%% %7.3f %7.2f\n", r.Name, f3(r.Real), f3(r.Generated), f3(r.Tokenized), 100*float64(r.Single), float64(r.Importance), float64(r.Coef))
+	}
+	if len(rep.WhatIf) > 0 {
+		rf, lr := app.ForestName, app.LinearName
+		fmt.Fprintf(w, "\nwhat would it take? the classifiers if the generated pieces measured like real ones in a family of features\n")
+		fmt.Fprintf(w, "(values of other real pieces of their group; alone, then with every family above; %d repeats)\n", rep.WhatIfRepeats)
+		fmt.Fprintf(w, "  %-11s %-18s %-18s  %s\n", "family", "forest alone", "with those above", "linear alone / with those above")
+		fmt.Fprintf(w, "  %-11s %5.1f%%                                     %5.1f%%\n", "(none)", 100*rep.WhatIfBase[rf], 100*rep.WhatIfBase[lr])
+		for _, r := range rep.WhatIf {
+			fmt.Fprintf(w, "  %-11s %5.1f%% (%+5.1f)    %5.1f%% (%+5.1f)     %5.1f%% / %5.1f%%   %s\n", r.Family,
+				100*r.Alone[rf], 100*(r.Alone[rf]-rep.WhatIfBase[rf]), 100*r.Cumulative[rf], 100*(r.Cumulative[rf]-rep.WhatIfBase[rf]),
+				100*r.Alone[lr], 100*r.Cumulative[lr], strings.Join(r.Features, " "))
+		}
 	}
 	fmt.Fprintf(w, "\nfloors (issue 24)\n")
 	for _, f := range rep.Floors {
