@@ -199,9 +199,12 @@ type TwoSampleReport struct {
 	// WhatIf is the what-if analysis (eval.WhatIf): the classifiers with
 	// one family of features of the generated pieces matched to other real
 	// pieces of their group, alone and one family after another;
-	// WhatIfBase the same cross-validation with nothing matched.
-	WhatIfBase     map[string]float64    `json:"what_if_base,omitempty"`
+	// WhatIfBase the same cross-validation with nothing matched;
+	// WhatIfGroups the groups by stratum id (the forest's accuracy within
+	// each, eval.WhatIfFigures.Strata).
+	WhatIfBase     *eval.WhatIfFigures   `json:"what_if_base,omitempty"`
 	WhatIf         []eval.WhatIfRow      `json:"what_if,omitempty"`
+	WhatIfGroups   []string              `json:"what_if_groups,omitempty"`
 	WhatIfRepeats  int                   `json:"what_if_repeats,omitempty"`
 	Floors         []Floor               `json:"floors"`
 	PromptMismatch int                   `json:"prompt_mismatch"`
@@ -720,10 +723,12 @@ func (rep *TwoSampleReport) classify(o TwoSampleOptions) error {
 	}
 	strata := make([]int, len(rows))
 	ids := map[string]int{}
+	rep.WhatIfGroups = nil
 	for k, r := range rows {
 		grp := rep.Pieces[r[0]].Group
 		if _, ok := ids[grp]; !ok {
 			ids[grp] = len(ids)
+			rep.WhatIfGroups = append(rep.WhatIfGroups, grp)
 		}
 		strata[k] = ids[grp]
 	}
@@ -732,10 +737,12 @@ func (rep *TwoSampleReport) classify(o TwoSampleOptions) error {
 	cw := cv
 	cw.Repeats = min(max(o.Repeats, 1), WhatIfRepeats)
 	rep.WhatIfRepeats = cw.Repeats
-	if rep.WhatIfBase, rep.WhatIf, err = eval.WhatIf([]eval.Learner{eval.RandomForest{Trees: o.Trees}, eval.LogisticRegression{}},
-		X, y, strata, eval.Families, cw); err != nil {
+	base, whatIf, err := eval.WhatIf([]eval.Learner{eval.RandomForest{Trees: o.Trees}, eval.LogisticRegression{}},
+		X, y, strata, eval.Families, cw)
+	if err != nil {
 		return err
 	}
+	rep.WhatIfBase, rep.WhatIf = &base, whatIf
 	full, err := eval.LogisticRegression{}.Fit(X, y, 0)
 	if err != nil {
 		return err

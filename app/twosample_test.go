@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -231,18 +232,18 @@ func TestTwoSampleEndToEnd(t *testing.T) {
 	}
 	// The what-if analysis: a row a family; with every family matched the
 	// generated pieces are copies of real ones and nothing can be told.
-	if len(rep.WhatIf) != len(eval.Families) || rep.WhatIfRepeats != 2 || rep.WhatIfBase["random forest"] == 0 {
-		t.Fatalf("what-if: %d rows (want %d), %d repeats, base %v", len(rep.WhatIf), len(eval.Families), rep.WhatIfRepeats, rep.WhatIfBase)
+	if len(rep.WhatIf) != len(eval.Families) || rep.WhatIfRepeats != 2 || rep.WhatIfBase == nil || !slices.Equal(rep.WhatIfGroups, []string{"toy"}) {
+		t.Fatalf("what-if: %d rows (want %d), %d repeats, base %v, groups %v", len(rep.WhatIf), len(eval.Families), rep.WhatIfRepeats, rep.WhatIfBase, rep.WhatIfGroups)
 	}
-	if last := rep.WhatIf[len(rep.WhatIf)-1].Cumulative; last["random forest"] != 0.5 || last["logistic regression"] != 0.5 {
-		t.Errorf("every family matched: %v, want 0.5 for both", last)
+	if last := rep.WhatIf[len(rep.WhatIf)-1].Cumulative; last.Accuracy[ForestName] != 0.5 || last.Accuracy[LinearName] != 0.5 || !slices.Equal(last.Strata, []float64{0.5}) {
+		t.Errorf("every family matched: %v, want 0.5 for both and in the group", last)
 	}
 	// Re-read from the saved report with the same options: the same figures.
 	if err := back.Reclassify(TwoSampleOptions{Folds: 2, Repeats: 2, Trees: 20}); err != nil {
 		t.Fatal(err)
 	}
 	if back.Pairs != rep.Pairs || back.RF.Accuracy != rep.RF.Accuracy || back.LR.Accuracy != rep.LR.Accuracy ||
-		back.WhatIf[0].Alone["random forest"] != rep.WhatIf[0].Alone["random forest"] || len(back.Floors) != len(rep.Floors) {
+		back.WhatIf[0].Alone.Accuracy[ForestName] != rep.WhatIf[0].Alone.Accuracy[ForestName] || len(back.Floors) != len(rep.Floors) {
 		t.Errorf("reclassified: pairs %d RF %v LR %v what-if %v; want %d %v %v %v", back.Pairs, back.RF.Accuracy, back.LR.Accuracy,
 			back.WhatIf[0].Alone, rep.Pairs, rep.RF.Accuracy, rep.LR.Accuracy, rep.WhatIf[0].Alone)
 	}

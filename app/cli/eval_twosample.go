@@ -118,16 +118,27 @@ func writeTwoSampleText(w io.Writer, rep *app.TwoSampleReport, pieces bool) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "  %-16s %9s %9s %9s %5.1f%% %7.3f %7.2f\n", r.Name, f3(r.Real), f3(r.Generated), f3(r.Tokenized), 100*float64(r.Single), float64(r.Importance), float64(r.Coef))
 	}
-	if len(rep.WhatIf) > 0 {
+	if len(rep.WhatIf) > 0 && rep.WhatIfBase != nil {
 		rf, lr := app.ForestName, app.LinearName
-		fmt.Fprintf(w, "\nwhat would it take? the classifiers if the generated pieces measured like real ones in a family of features\n")
-		fmt.Fprintf(w, "(values of other real pieces of their group; alone, then with every family above; %d repeats)\n", rep.WhatIfRepeats)
-		fmt.Fprintf(w, "  %-11s %-18s %-18s  %s\n", "family", "forest alone", "with those above", "linear alone / with those above")
-		fmt.Fprintf(w, "  %-11s %5.1f%%                                     %5.1f%%\n", "(none)", 100*rep.WhatIfBase[rf], 100*rep.WhatIfBase[lr])
+		groups := func(f []float64) string {
+			parts := make([]string, 0, len(f))
+			for i, a := range f {
+				if i < len(rep.WhatIfGroups) {
+					parts = append(parts, fmt.Sprintf("%s %.0f", rep.WhatIfGroups[i], 100*a))
+				}
+			}
+			return strings.Join(parts, ", ")
+		}
+		b := rep.WhatIfBase
+		fmt.Fprintf(w, "\nwhat would it take? the classifiers if the generated pieces measured like real ones in one family of features\n")
+		fmt.Fprintf(w, "(its values from other real pieces of their group; alone, then with every family above; %d repeats)\n", rep.WhatIfRepeats)
+		fmt.Fprintf(w, "  %-11s %-13s %-13s %-15s  %-36s %s\n", "family", "forest alone", "+ those above", "linear alone/+", "forest alone within each group", "features")
+		fmt.Fprintf(w, "  %-11s %5.1f%%        %-13s %5.1f%%           %-36s\n", "(none)", 100*b.Accuracy[rf], "", 100*b.Accuracy[lr], groups(b.Strata))
 		for _, r := range rep.WhatIf {
-			fmt.Fprintf(w, "  %-11s %5.1f%% (%+5.1f)    %5.1f%% (%+5.1f)     %5.1f%% / %5.1f%%   %s\n", r.Family,
-				100*r.Alone[rf], 100*(r.Alone[rf]-rep.WhatIfBase[rf]), 100*r.Cumulative[rf], 100*(r.Cumulative[rf]-rep.WhatIfBase[rf]),
-				100*r.Alone[lr], 100*r.Cumulative[lr], strings.Join(r.Features, " "))
+			a, c := r.Alone, r.Cumulative
+			fmt.Fprintf(w, "  %-11s %5.1f%% %+5.1f  %5.1f%% %+5.1f  %5.1f%% / %5.1f%%  %-36s %s\n", r.Family,
+				100*a.Accuracy[rf], 100*(a.Accuracy[rf]-b.Accuracy[rf]), 100*c.Accuracy[rf], 100*(c.Accuracy[rf]-b.Accuracy[rf]),
+				100*a.Accuracy[lr], 100*c.Accuracy[lr], groups(a.Strata), strings.Join(r.Features, " "))
 		}
 	}
 	fmt.Fprintf(w, "\nfloors (issue 24)\n")

@@ -57,7 +57,7 @@ func TestTwoSampleFromSavedReport(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("saved: %v %v", ok, err)
 	}
-	if back.Pairs != 20 || back.RF.Accuracy < 0.9 || back.WhatIf[0].Family != "top line" || back.WhatIf[0].Alone["random forest"] > 0.7 {
+	if back.Pairs != 20 || back.RF.Accuracy < 0.9 || back.WhatIf[0].Family != "top line" || back.WhatIf[0].Alone.Accuracy[app.ForestName] > 0.7 {
 		t.Errorf("pairs %d, forest %.3f, first what-if row %s %v: want 20, ≥ 0.9, top line ≤ 0.7",
 			back.Pairs, back.RF.Accuracy, back.WhatIf[0].Family, back.WhatIf[0].Alone)
 	}

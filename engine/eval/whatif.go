@@ -136,51 +136,83 @@ func MatchColumns(X [][]float64, y, strata, groups, cols []int, seed uint64) ([]
 	return out, ng
 }
 
-// WhatIfRow is one family in a what-if analysis: the cross-validated
-// accuracy of each learner with only this family matched to real music
-// (Alone), and with it and every family listed before it matched
-// (Cumulative; the families are in order of what they buy alone).
+// WhatIfFigures are the cross-validated accuracies of a what-if step: of
+// each learner (by Name), and of the first learner within each stratum
+// (the share of its rows it held right, from the held-out probabilities;
+// indexed by stratum id).
+type WhatIfFigures struct {
+	Accuracy map[string]float64 `json:"accuracy"`
+	Strata   []float64          `json:"strata"`
+}
+
+// WhatIfRow is one family in a what-if analysis: the figures with only
+// this family matched to real music (Alone), and with it and every family
+// listed before it matched (Cumulative; the families are in order of what
+// they buy alone).
 type WhatIfRow struct {
-	Family     string             `json:"family"`
-	Doc        string             `json:"doc"`
-	Features   []string           `json:"features"`
-	Alone      map[string]float64 `json:"alone"`
-	Cumulative map[string]float64 `json:"cumulative"`
+	Family     string        `json:"family"`
+	Doc        string        `json:"doc"`
+	Features   []string      `json:"features"`
+	Alone      WhatIfFigures `json:"alone"`
+	Cumulative WhatIfFigures `json:"cumulative"`
 }
 
 // WhatIf runs the what-if analysis: the learners cross-validated (o) on X
 // with nothing matched but the units merged as matching merges them (base:
-// the figure the rows compare with), then for each family with the family
-// matched (MatchColumns, strata per row), then the families in order of the
-// first learner's accuracy alone (lowest first, ties in Families order)
-// matched one after another. Accuracies are keyed by learner Name. One draw
-// of donors and merged units (seeded from o.Seed) serves the base and every
+// the figures the rows compare with), then for each family with the family
+// matched (MatchColumns; strata: one id ≥ 0 a row, the corpus group), then
+// the families in order of the first learner's accuracy alone (lowest
+// first, ties in Families order) matched one after another. One draw of
+// donors and merged units (seeded from o.Seed) serves the base and every
 // row, so the figures differ only in what is matched, and a report is
 // reproducible.
-func WhatIf(learners []Learner, X [][]float64, y, strata []int, families []Family, o CVOptions) (base map[string]float64, rows []WhatIfRow, err error) {
+func WhatIf(learners []Learner, X [][]float64, y, strata []int, families []Family, o CVOptions) (base WhatIfFigures, rows []WhatIfRow, err error) {
 	if len(learners) == 0 {
-		return nil, nil, fmt.Errorf("%w: what-if: no learner", ErrFit)
+		return base, nil, fmt.Errorf("%w: what-if: no learner", ErrFit)
 	}
 	if len(strata) != len(X) {
-		return nil, nil, fmt.Errorf("%w: what-if: %d strata for %d rows", ErrFit, len(strata), len(X))
+		return base, nil, fmt.Errorf("%w: what-if: %d strata for %d rows", ErrFit, len(strata), len(X))
+	}
+	ns := 0
+	for _, s := range strata {
+		if s < 0 {
+			return base, nil, fmt.Errorf("%w: what-if: stratum %d", ErrFit, s)
+		}
+		ns = max(ns, s+1)
 	}
 	o.Importance = false
-	run := func(cols []int, seed uint64) (map[string]float64, error) {
+	run := func(cols []int, seed uint64) (WhatIfFigures, error) {
 		Xm, g := MatchColumns(X, y, strata, o.Groups, cols, seed)
 		oc := o
 		oc.Groups = g
-		acc := map[string]float64{}
-		for _, l := range learners {
+		f := WhatIfFigures{Accuracy: map[string]float64{}}
+		for k, l := range learners {
 			r, err := CrossValidate(l, Xm, y, oc)
 			if err != nil {
-				return nil, err
+				return f, err
 			}
-			acc[l.Name()] = r.Accuracy
+			f.Accuracy[l.Name()] = r.Accuracy
+			if k > 0 {
+				continue
+			}
+			right, n := make([]float64, ns), make([]float64, ns)
+			for i, p := range r.Prob {
+				n[strata[i]]++
+				if (p > 0.5) == (y[i] == 1) {
+					right[strata[i]]++
+				}
+			}
+			f.Strata = make([]float64, ns)
+			for s := range f.Strata {
+				if n[s] > 0 {
+					f.Strata[s] = right[s] / n[s]
+				}
+			}
 		}
-		return acc, nil
+		return f, nil
 	}
 	if base, err = run(nil, o.Seed); err != nil {
-		return nil, nil, err
+		return base, nil, err
 	}
 	rows = make([]WhatIfRow, len(families))
 	for i, f := range families {
@@ -190,12 +222,12 @@ func WhatIf(learners []Learner, X [][]float64, y, strata []int, families []Famil
 		}
 		acc, err := run(f.Features, o.Seed)
 		if err != nil {
-			return nil, nil, err
+			return base, nil, err
 		}
 		rows[i] = WhatIfRow{Family: f.Name, Doc: f.Doc, Features: names, Alone: acc}
 	}
 	first := learners[0].Name()
-	sort.SliceStable(rows, func(a, b int) bool { return rows[a].Alone[first] < rows[b].Alone[first] })
+	sort.SliceStable(rows, func(a, b int) bool { return rows[a].Alone.Accuracy[first] < rows[b].Alone.Accuracy[first] })
 	var cols []int
 	for i := range rows {
 		for _, name := range rows[i].Features {
@@ -203,7 +235,7 @@ func WhatIf(learners []Learner, X [][]float64, y, strata []int, families []Famil
 		}
 		acc, err := run(cols, o.Seed)
 		if err != nil {
-			return nil, nil, err
+			return base, nil, err
 		}
 		rows[i].Cumulative = acc
 	}

@@ -138,26 +138,39 @@ func TestWhatIf(t *testing.T) {
 	}
 	for _, l := range learners {
 		name := l.Name()
-		if base[name] < 0.9 {
-			t.Errorf("%s base %.3f, want ≥ 0.9 (column 0 separates the classes)", name, base[name])
+		if base.Accuracy[name] < 0.9 {
+			t.Errorf("%s base %.3f, want ≥ 0.9 (column 0 separates the classes)", name, base.Accuracy[name])
 		}
 		if rows[0].Family != "chords" {
 			t.Fatalf("first family %q, want chords (the one that buys the most)", rows[0].Family)
 		}
-		if a := rows[0].Alone[name]; a > 0.65 {
+		if a := rows[0].Alone.Accuracy[name]; a > 0.65 {
 			t.Errorf("%s with chords matched: %.3f, want near 0.5", name, a)
 		}
 		for _, r := range rows[1:] {
-			if r.Alone[name] < 0.9 {
-				t.Errorf("%s with %s matched: %.3f, want ≥ 0.9 (noise matched)", name, r.Family, r.Alone[name])
+			if r.Alone.Accuracy[name] < 0.9 {
+				t.Errorf("%s with %s matched: %.3f, want ≥ 0.9 (noise matched)", name, r.Family, r.Alone.Accuracy[name])
 			}
-			if r.Cumulative[name] > 0.65 {
-				t.Errorf("%s cumulative at %s: %.3f, want near 0.5 (chords matched already)", name, r.Family, r.Cumulative[name])
+			if r.Cumulative.Accuracy[name] > 0.65 {
+				t.Errorf("%s cumulative at %s: %.3f, want near 0.5 (chords matched already)", name, r.Family, r.Cumulative.Accuracy[name])
 			}
 		}
 	}
-	if base2, rows2, _ := WhatIf(learners, X, y, strata, Families, o); base2["random forest"] != base["random forest"] || rows2[3].Alone["random forest"] != rows[3].Alone["random forest"] {
+	if base2, rows2, _ := WhatIf(learners, X, y, strata, Families, o); base2.Accuracy["random forest"] != base.Accuracy["random forest"] || rows2[3].Alone.Accuracy["random forest"] != rows[3].Alone.Accuracy["random forest"] {
 		t.Error("same data and seed, other figures")
+	}
+	// Within each stratum (the forest, the first learner): three strata of
+	// 20 pairs, each told apart before and not once chords are matched.
+	if len(base.Strata) != 3 || len(rows[0].Alone.Strata) != 3 {
+		t.Fatalf("strata: base %v, chords %v; want 3 each", base.Strata, rows[0].Alone.Strata)
+	}
+	for s := range base.Strata {
+		if base.Strata[s] < 0.9 || rows[0].Alone.Strata[s] > 0.7 {
+			t.Errorf("stratum %d: %.3f before, %.3f with chords matched", s, base.Strata[s], rows[0].Alone.Strata[s])
+		}
+	}
+	if _, _, err := WhatIf(learners, X, y, append(strata[:len(strata)-1:len(strata)-1], -1), Families, o); err == nil {
+		t.Error("a negative stratum: want an error")
 	}
 	if _, _, err := WhatIf(nil, X, y, strata, Families, o); err == nil {
 		t.Error("no learner: want an error")
