@@ -473,10 +473,12 @@ func ParsePrompt(prompt string) Prompt {
 	// Instruments and drums, longest phrase first; "no X"/"without X" drops X.
 	progs := map[int]bool{}
 	// Leftmost first, the longest term at each word ("synth lead, synth
-	// bass": not "lead synth" across the comma).
+	// bass": not "lead synth" across the comma), and never across a comma
+	// ("synth, bass" is a synth and a bass, not a synth bass).
+	breaks := listBreaks(prompt, len(words))
 	for i := range words {
 		for _, term := range instrumentTerms {
-			if i+len(term.words) > len(words) || !matchAt(words, consumed, i, term.words) {
+			if i+len(term.words) > len(words) || !matchAt(words, consumed, i, term.words) || spansBreak(breaks, i, len(term.words)) {
 				continue
 			}
 			// A style named with an instrument's word is the style ("synth
@@ -658,6 +660,36 @@ func sub(s string, m []int, i int) string {
 		return ""
 	}
 	return s[m[2*i]:m[2*i+1]]
+}
+
+// listBreaks says, for the n words ParsePrompt reads in prompt, whether a
+// comma or semicolon stands before word i: the end of an item in a list.
+// Nil when the prompt's segments do not add up to its words (a number
+// written across a comma), and then no break is known.
+func listBreaks(prompt string, n int) []bool {
+	segs := strings.FieldsFunc(prompt, func(r rune) bool { return r == ',' || r == ';' })
+	breaks := make([]bool, n)
+	k := 0
+	for i, seg := range segs {
+		if i > 0 && k < n {
+			breaks[k] = true
+		}
+		k += len(numbersToDigits(strings.Fields(normalizePrompt(seg))))
+	}
+	if k != n {
+		return nil
+	}
+	return breaks
+}
+
+// spansBreak reports whether words i … i+n-1 run across a list break.
+func spansBreak(breaks []bool, i, n int) bool {
+	for k := i + 1; k < i+n && k < len(breaks); k++ {
+		if breaks[k] {
+			return true
+		}
+	}
+	return false
 }
 
 func matchAt(words []string, consumed []bool, i int, phrase []string) bool {

@@ -209,3 +209,35 @@ func TestInstrumentNameParsesBack(t *testing.T) {
 		t.Errorf("names %q %q %q", InstrumentName(0), InstrumentName(40), InstrumentName(128))
 	}
 }
+
+// A comma ends an item of a list: an instrument name never runs across it
+// ("synth, bass" is two instruments, "synth bass" one), and a number
+// written across a comma leaves the breaks unknown rather than wrong.
+func TestInstrumentsNeverSpanAComma(t *testing.T) {
+	for _, c := range []struct {
+		prompt string
+		want   []int
+	}{
+		{"a tune for synth, bass and drums", []int{33, 80}},
+		{"a tune for synth bass and drums", []int{38}},
+		{"synth lead, synth bass", []int{38, 80}},
+		{"a tune for electric; piano", []int{0}},
+		{"a tune for electric piano", []int{4}},
+		// The two-sample prompt of a Freedoom piece (synth bass 2, lead 1,
+		// lead 8 (bass + lead), FX 1 rain), which read "synth, bass" as
+		// synth bass 1 and lost lead 8.
+		{"A video game tune in D minor, 4/4, 145 bpm, for synth bass 2, synth, bass lead lead 8, fx 1 rain and drums", []int{39, 80, 87, 96}},
+	} {
+		got := ParsePrompt(c.prompt).Attrs.Programs
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: programs %v, want %v", c.prompt, got, c.want)
+		}
+	}
+	if b := listBreaks("for synth, bass; piano", 4); !slices.Equal(b, []bool{false, false, true, true}) {
+		t.Errorf("breaks %v", b)
+	}
+	if b := listBreaks("one hundred, twenty", 3); b != nil {
+		t.Errorf("segments that do not add up: %v, want nil", b)
+	}
+}
