@@ -620,9 +620,9 @@ func TwoSample(ctx context.Context, m *Model, o TwoSampleOptions, progress func(
 
 // Reclassify re-runs the classifiers, the what-if analysis and the floors
 // on the features a saved report holds (`amt eval-model --two-sample --from
-// FILE`) with o's Folds, Repeats and Trees (the rest is unused): no model and no
-// generation, so a change to the classifiers or the analysis can be read
-// on runs already made. The features must be those this build measures,
+// FILE`) with o's Folds, Repeats and Trees (the rest is unused): no
+// model and no generation, so a change to the classifiers or the analysis
+// can be read on runs already made. The features must be those this build measures,
 // in its order; the pieces, adherence and timings are kept.
 func (rep *TwoSampleReport) Reclassify(o TwoSampleOptions) error {
 	if len(rep.Features) != eval.NumFeatures {
@@ -732,8 +732,9 @@ func (rep *TwoSampleReport) classify(o TwoSampleOptions) error {
 		}
 		strata[k] = ids[grp]
 	}
-	// Half the repeats at most: 19 cross-validations of both learners
-	// (about 50 s for 240 pieces on the 2-core VM, 10 repeats twice that).
+	// At most WhatIfRepeats repeats: the analysis is 19 cross-validations
+	// of both learners (about 50 s for 240 pieces on the 2-core VM with 5
+	// repeats, twice that with 10).
 	cw := cv
 	cw.Repeats = min(max(o.Repeats, 1), WhatIfRepeats)
 	rep.WhatIfRepeats = cw.Repeats
