@@ -17,17 +17,8 @@ func TestEvalCompareCommand(t *testing.T) {
 	dir := t.TempDir()
 	yes, no := true, false
 	write := func(name string, tokens int, ck *bool, v float64, met bool) string {
-		r := app.SuiteReport{FloorList: []app.Floor{{Name: "ck", Value: eval.Num(v), Met: met}},
-			Pieces: []app.SuitePiece{{Prompt: "a waltz", Seed: 1, Valid: true, Tokens: tokens, Adherence: eval.Adherence{CK: ck}}}}
-		data, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return writeJSONFile(t, dir, name, app.SuiteReport{FloorList: []app.Floor{{Name: "ck", Value: eval.Num(v), Met: met}},
+			Pieces: []app.SuitePiece{{Prompt: "a waltz", Seed: 1, Valid: true, Tokens: tokens, Adherence: eval.Adherence{CK: ck}}}})
 	}
 	a, b := write("a.json", 100, &no, 0.5, false), write("b.json", 120, &yes, 0.8, true)
 	code, out, stderr := runCLI("eval-compare", a, b)
@@ -45,4 +36,18 @@ func TestEvalCompareCommand(t *testing.T) {
 	if code, _, stderr := runCLI("eval-compare", a, filepath.Join(dir, "none.json")); code != 1 || !strings.Contains(stderr, "none.json") {
 		t.Errorf("missing file: exit %d, %s", code, stderr)
 	}
+}
+
+// writeJSONFile writes v as JSON to dir/name and returns its path.
+func writeJSONFile(t *testing.T, dir, name string, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,18 +29,7 @@ func TestTwoSampleFromSavedReport(t *testing.T) {
 		g[eval.FTopSteps] += 6 // the top line gives it away
 		rep.Pieces = append(rep.Pieces, app.TwoSamplePiece{Group: []string{"a", "b"}[i%2], File: "f.mid", Real: r, Generated: g})
 	}
-	write := func(name string, r app.TwoSampleReport) string {
-		data, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	saved := write("ts.json", rep)
+	saved := writeJSONFile(t, dir, "ts.json", rep)
 	out := filepath.Join(dir, "again.json")
 	code, stdout, stderr := runCLI("eval-model", "--two-sample", "--from", saved, "--repeats", "2", "--save", out)
 	if code != 0 {
@@ -74,7 +61,7 @@ func TestTwoSampleFromSavedReport(t *testing.T) {
 		}
 	}
 	rep.Features[0].Name = "old_feature"
-	if code, _, stderr := runCLI("eval-model", "--two-sample", "--from", write("old.json", rep)); code == 0 || !strings.Contains(stderr, "old_feature") {
+	if code, _, stderr := runCLI("eval-model", "--two-sample", "--from", writeJSONFile(t, dir, "old.json", rep)); code == 0 || !strings.Contains(stderr, "old_feature") {
 		t.Errorf("a report from other features: exit %d, %s", code, stderr)
 	}
 }
