@@ -518,6 +518,21 @@ func (v *Vocab) DensityBin(density float64) int {
 	return sort.Search(len(e), func(i int) bool { return e[i] > density })
 }
 
+// DensityRange returns the densities bin spans in the vocabulary's unit:
+// [lo, hi), hi +Inf for the open-ended last bin, lo 0 for the first.
+func (v *Vocab) DensityRange(bin int) (lo, hi float64) {
+	e := v.cfg.DensityEdges
+	bin = max(0, min(bin, len(e)))
+	lo, hi = 0, math.Inf(1)
+	if bin > 0 {
+		lo = e[bin-1]
+	}
+	if bin < len(e) {
+		hi = e[bin]
+	}
+	return lo, hi
+}
+
 // DensityValue returns a representative density of a bin in the
 // vocabulary's unit (the middle of its edges; the open-ended bins use a
 // point inside them).

@@ -103,6 +103,9 @@ type Bars struct {
 	instruments    int // INSTRUMENT tokens pushed
 	// line: the top line sampled so far (LineBias).
 	line lineState
+	// notes: the notes of the body so far, drums included (DensityHold);
+	// densityBin: the prefix's DENSITY bin, -1 before it or without one.
+	notes, densityBin int
 	// Pickup, when > 0, makes the first bar an anacrusis: its first onset
 	// is Pickup positions before the second bar (see Pickup).
 	Pickup int
@@ -226,8 +229,11 @@ func (b *Bars) Push(tok uint16) error {
 		b.curOnsets, b.prevOnsets = b.prevOnsets, b.curOnsets
 		b.prevHasOnsets = slices.Contains(b.prevOnsets, true)
 		clear(b.curOnsets)
+	case token.KindDensityAttr:
+		b.densityBin = x
 	case token.KindDuration:
 		b.line.duration(b.v.DurationUnits(x))
+		b.notes++
 		b.barNotes++
 		b.onsetNotes++
 		if b.prog >= 0 && b.prog < token.DrumProgram {
@@ -367,7 +373,7 @@ func Hooks(hs ...func([]float32)) func([]float32) {
 
 // NewBars caps g at n bars (n ≤ 0: no cap).
 func NewBars(v *token.Vocab, g *token.Grammar, n int) *Bars {
-	return &Bars{Grammar: g, N: n, bar: v.Bar, eos: v.EOS, v: v, prog: -1, line: newLineState()}
+	return &Bars{Grammar: g, N: n, bar: v.Bar, eos: v.EOS, v: v, prog: -1, line: newLineState(), densityBin: -1}
 }
 
 // Allow is the grammar's mask with the bar count enforced.
