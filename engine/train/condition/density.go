@@ -10,8 +10,10 @@ import (
 // quarter note ("a sparse pop song for solo piano") it writes 4.8–6.8,
 // and the two-sample test's POP909 prompts, whose sampled bins lie at 2.5–
 // 4.5 notes a quarter, were answered with 4.7–12 (docs/MODEL.md, "Known
-// weaknesses"). DensityHold holds the body to the bin the prefix declares,
-// requested or sampled, as it goes.
+// weaknesses"). DensityHold holds the body to the bin the prefix declares
+// as it goes; the app installs it when the request asks a density
+// (app.DensityHoldWeight), since holding the bin the model samples made
+// the two-sample test worse (the model samples too dense a bin for POP909).
 
 // DensityHold returns a logit hook (gpt.SampleOptions.Mask) that keeps the
 // piece near the density its prefix declares (the DENSITY bin [lo, hi),
