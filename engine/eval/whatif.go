@@ -64,10 +64,14 @@ var Families = []Family{
 // unchanged, and so is a unit whose donor has no real row or whose stratum
 // has one unit; X and groups are not modified.
 func MatchColumns(X [][]float64, y, strata, groups, cols []int, seed uint64) ([][]float64, []int) {
-	out := make([][]float64, len(X))
-	for i, x := range X {
-		out[i] = slices.Clone(x)
-	}
+	donor, merged := matchDonors(y, strata, groups, seed)
+	return copyFromDonors(X, donor, cols), merged
+}
+
+// matchDonors draws MatchColumns's pairing: for each row, the real row it
+// takes its matched columns from (-1: none, and for every real row), and
+// each row's group once the units of a cycle are merged.
+func matchDonors(y, strata, groups []int, seed uint64) (donor, merged []int) {
 	unit := func(i int) int {
 		if groups == nil {
 			return i
@@ -77,7 +81,7 @@ func MatchColumns(X [][]float64, y, strata, groups, cols []int, seed uint64) ([]
 	rowsOf := map[int][]int{}
 	byStratum := map[int][]int{}
 	var strataKeys []int
-	for i := range X {
+	for i := range y {
 		u := unit(i)
 		if _, ok := rowsOf[u]; !ok {
 			s := strata[i]
@@ -89,7 +93,11 @@ func MatchColumns(X [][]float64, y, strata, groups, cols []int, seed uint64) ([]
 		rowsOf[u] = append(rowsOf[u], i)
 	}
 	sort.Ints(strataKeys)
-	merged := map[int]int{}
+	donor = make([]int, len(y))
+	for i := range donor {
+		donor[i] = -1
+	}
+	cycleOf := map[int]int{}
 	rng := rand.New(rand.NewPCG(seed, 0x5851F42D4C957F2D))
 	for _, s := range strataKeys {
 		us := byStratum[s]
@@ -103,37 +111,47 @@ func MatchColumns(X [][]float64, y, strata, groups, cols []int, seed uint64) ([]
 			cycle := us[start : start+n]
 			id := slices.Min(cycle)
 			for k, u := range cycle {
-				merged[u] = id
-				donor := -1
+				cycleOf[u] = id
+				d := -1
 				for _, r := range rowsOf[cycle[(k+1)%n]] {
 					if y[r] == 0 {
-						donor = r
+						d = r
 						break
 					}
 				}
-				if donor < 0 {
-					continue
-				}
 				for _, r := range rowsOf[u] {
 					if y[r] == 1 {
-						for _, c := range cols {
-							out[r][c] = X[donor][c]
-						}
+						donor[r] = d
 					}
 				}
 			}
 			start += n
 		}
 	}
-	ng := make([]int, len(X))
-	for i := range X {
+	merged = make([]int, len(y))
+	for i := range y {
 		u := unit(i)
-		if m, ok := merged[u]; ok {
+		if m, ok := cycleOf[u]; ok {
 			u = m
 		}
-		ng[i] = u
+		merged[i] = u
 	}
-	return out, ng
+	return donor, merged
+}
+
+// copyFromDonors returns a copy of X in which each row with a donor takes
+// the donor's values of cols.
+func copyFromDonors(X [][]float64, donor, cols []int) [][]float64 {
+	out := make([][]float64, len(X))
+	for i, x := range X {
+		out[i] = slices.Clone(x)
+		if d := donor[i]; d >= 0 {
+			for _, c := range cols {
+				out[i][c] = X[d][c]
+			}
+		}
+	}
+	return out
 }
 
 // WhatIfFigures are the cross-validated accuracies of a what-if step: of
@@ -181,10 +199,11 @@ func WhatIf(learners []Learner, X [][]float64, y, strata []int, families []Famil
 		ns = max(ns, s+1)
 	}
 	o.Importance = false
-	run := func(cols []int, seed uint64) (WhatIfFigures, error) {
-		Xm, g := MatchColumns(X, y, strata, o.Groups, cols, seed)
-		oc := o
-		oc.Groups = g
+	donor, merged := matchDonors(y, strata, o.Groups, o.Seed)
+	oc := o
+	oc.Groups = merged
+	run := func(cols []int) (WhatIfFigures, error) {
+		Xm := copyFromDonors(X, donor, cols)
 		f := WhatIfFigures{Accuracy: map[string]float64{}}
 		for k, l := range learners {
 			r, err := CrossValidate(l, Xm, y, oc)
@@ -211,7 +230,7 @@ func WhatIf(learners []Learner, X [][]float64, y, strata []int, families []Famil
 		}
 		return f, nil
 	}
-	if base, err = run(nil, o.Seed); err != nil {
+	if base, err = run(nil); err != nil {
 		return base, nil, err
 	}
 	rows = make([]WhatIfRow, len(families))
@@ -220,7 +239,7 @@ func WhatIf(learners []Learner, X [][]float64, y, strata []int, families []Famil
 		for j, c := range f.Features {
 			names[j] = Features[c].Name
 		}
-		acc, err := run(f.Features, o.Seed)
+		acc, err := run(f.Features)
 		if err != nil {
 			return base, nil, err
 		}
@@ -233,7 +252,7 @@ func WhatIf(learners []Learner, X [][]float64, y, strata []int, families []Famil
 		for _, name := range rows[i].Features {
 			cols = append(cols, FeatureIndex(name))
 		}
-		acc, err := run(cols, o.Seed)
+		acc, err := run(cols)
 		if err != nil {
 			return base, nil, err
 		}
