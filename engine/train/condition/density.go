@@ -41,7 +41,7 @@ func DensityHold(v *token.Vocab, b *Bars, w float32) func([]float32) {
 		if pos < 0 || barLen <= 0 || b.Grammar.Bars() < 2 {
 			return
 		}
-		t := (b.Grammar.Bars()-1)*barLen + pos + 1
+		t := b.onsetTime() + 1
 		d := float64(b.notes) * float64(ppb) / float64(t)
 		lo, hi := v.DensityRange(b.densityBin)
 		var r float64

@@ -209,8 +209,8 @@ func (b *Bars) Push(tok uint16) error {
 		}
 	case token.KindPosition:
 		b.onsetNotes = 0
-		if pos, n := b.Grammar.Position(); pos >= 0 {
-			b.line.open((b.Grammar.Bars()-1)*n + pos)
+		if t := b.onsetTime(); t >= 0 {
+			b.line.open(t)
 		}
 	case token.KindPitch:
 		if b.prog >= 0 && b.prog < token.DrumProgram {
@@ -264,6 +264,16 @@ func (b *Bars) Push(tok uint16) error {
 		}
 	}
 	return nil
+}
+
+// onsetTime is the open onset's time on the grid from the start of the
+// first bar, or -1 before the body's first Position.
+func (b *Bars) onsetTime() int {
+	pos, n := b.Grammar.Position()
+	if pos < 0 {
+		return -1
+	}
+	return (b.Grammar.Bars()-1)*n + pos
 }
 
 // Program is the program of the note being written (after a Program
