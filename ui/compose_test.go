@@ -48,17 +48,14 @@ func userSong(t *testing.T) string {
 }
 
 // captureShell saves the window as testdata/out/name.png for a person to
-// look at (the bridge is held so no update lands half-way).
+// look at, with what background work posted applied first.
 func captureShell(t *testing.T, s *Shell, name string) {
 	t.Helper()
 	if err := os.MkdirAll(snapshotDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var err error
-	s.env.bridge.hold(func() {
-		fyne.DoAndWait(func() { err = WritePNG(filepath.Join(snapshotDir, name+".png"), s.Window.Canvas().Capture()) })
-	})
-	if err != nil {
+	s.drain()
+	if err := WritePNG(filepath.Join(snapshotDir, name+".png"), s.Window.Canvas().Capture()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -123,7 +120,7 @@ func menuItem(t *testing.T, m *fyne.Menu, label, child string) *fyne.MenuItem {
 func TestComposeTracksInstrumentsMixStems(t *testing.T) {
 	a := test.NewTempApp(t)
 	st := tempStudio(t)
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1280, 800))
 	c := s.Compose
@@ -229,7 +226,7 @@ func TestComposeTracksInstrumentsMixStems(t *testing.T) {
 func TestComposeLoopTempoSpace(t *testing.T) {
 	a := test.NewTempApp(t)
 	st := tempStudio(t)
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1280, 800))
 	c := s.Compose
@@ -289,7 +286,7 @@ func TestComposeLoopTempoSpace(t *testing.T) {
 func TestComposeGenreAndForm(t *testing.T) {
 	a := test.NewTempApp(t)
 	st := tempStudio(t)
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1280, 800))
 	c := s.Compose
@@ -326,7 +323,7 @@ func TestComposeGenreAndForm(t *testing.T) {
 func TestComposeVariationsKeep(t *testing.T) {
 	a := test.NewTempApp(t)
 	st := tempStudio(t)
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1280, 800))
 	c := s.Compose
@@ -383,7 +380,7 @@ func TestComposeVariationsKeep(t *testing.T) {
 func TestComposeContinueRegenerateUndo(t *testing.T) {
 	a := test.NewTempApp(t)
 	st := tempStudio(t)
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1280, 800))
 	c := s.Compose

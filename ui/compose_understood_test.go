@@ -32,7 +32,7 @@ func richText(r *widget.RichText) string {
 func TestComposeUnderstood(t *testing.T) {
 	a := test.NewTempApp(t)
 	st := tempStudio(t)
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1280, 860))
 	c := s.Compose

@@ -54,7 +54,7 @@ func TestDatasetsListsRebarredFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeWaltz(t, filepath.Join(dir, "waltz.mid"))
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1400, 640))
 	d := s.Datasets

@@ -104,7 +104,7 @@ func (pb *playback) playWith(sc *midi.Score, name string, roll *widgets.PianoRol
 			}
 			pb.mu.Unlock()
 			if roll != nil {
-				roll.PostPlayhead(sec)
+				pb.e.bridge.postPlayhead(fmt.Sprintf("playhead%p", pb), roll, sec)
 			}
 		})
 		if err != nil && !errors.Is(err, context.Canceled) {

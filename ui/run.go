@@ -66,7 +66,7 @@ func Run() {
 						applyTheme(a, set.Theme)
 					}
 				}
-				shell = fillShell(a, w, st, err)
+				shell = fillShell(a, w, st, err, false)
 				if scr := os.Getenv("AMT_SCREEN"); scr != "" {
 					if err := shell.Select(scr); err != nil {
 						shell.SetStatus(err.Error())

@@ -18,7 +18,7 @@ import (
 
 func TestEachScreenRendersWithoutStore(t *testing.T) {
 	a := test.NewTempApp(t)
-	s := NewShell(a, nil, app.ErrStoreInUse)
+	s := testShell(t, a, nil, app.ErrStoreInUse)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(900, 600))
 	for _, n := range ScreenNames {
@@ -41,7 +41,7 @@ func TestComposeGenerateAddsPieceToHistory(t *testing.T) {
 	if err := app.WriteRandomModel(model, "tiny", 5); err != nil {
 		t.Fatal(err)
 	}
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1100, 720))
 	c := s.Compose
@@ -73,7 +73,7 @@ func TestComposeGenerateAddsPieceToHistory(t *testing.T) {
 		t.Errorf("history not newest first: %d, %d", c.pieces[0].ID, c.pieces[1].ID)
 	}
 	// The history survives a restart.
-	s2 := NewShell(a, st, nil)
+	s2 := testShell(t, a, st, nil)
 	defer s2.Close()
 	if len(s2.Compose.pieces) != 2 || s2.Compose.current == nil {
 		t.Fatalf("after restart: %d pieces, current %v", len(s2.Compose.pieces), s2.Compose.current != nil)
@@ -87,7 +87,7 @@ func TestImportFolderFillsTable(t *testing.T) {
 	if err := writeDemoCorpus(corpus, 6); err != nil {
 		t.Fatal(err)
 	}
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1100, 720))
 	d := s.Datasets
@@ -133,7 +133,7 @@ func TestTrainingRunDrawsLossCurve(t *testing.T) {
 	if _, err := app.Ingest(context.Background(), st.Store, app.IngestOptions{Project: app.DefaultProject, Dir: corpus}); err != nil {
 		t.Fatal(err)
 	}
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1100, 720))
 	tr := s.Training
@@ -179,7 +179,7 @@ func fyneTableCell(row int) widget.TableCellID { return widget.TableCellID{Row: 
 func TestComposeDefaultModelMatchesCLIAndDeletes(t *testing.T) {
 	a := test.NewTempApp(t)
 	st := tempStudio(t)
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1100, 720))
 	c := s.Compose

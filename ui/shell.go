@@ -6,6 +6,11 @@
 // ui only presents: every action goes through app/ (a *app.Studio the
 // window owns), which the command line uses too. Background events reach
 // widgets only through the bridge (fyne.Do, at most ~20 redraws a second).
+// Under Fyne's software test driver (the tests, `amt snapshot`) the shell
+// is drained: the bridge applies updates only when the goroutine driving
+// the window asks (Shell.drain, the tests' waitFor), because that driver
+// has no UI goroutine of its own. Never change a widget from another
+// goroutine; `make race` checks the tests for it.
 //
 // ui imports app/, ui/widgets and, for the scores and attributes it
 // draws, engine/midi and engine/token: no other engine package and not
@@ -92,8 +97,19 @@ func (e *env) runsChanged() {
 // with openErr when the store could not be opened: the screens then say
 // why).
 func NewShell(a fyne.App, st *app.Studio, openErr error) *Shell {
-	return fillShell(a, newWindow(a), st, openErr)
+	return fillShell(a, newWindow(a), st, openErr, false)
 }
+
+// newDrainedShell is NewShell for Fyne's software test driver (the tests,
+// `amt snapshot`): updates from background work wait until s.drain
+// applies them on the caller's goroutine (see bridge).
+func newDrainedShell(a fyne.App, st *app.Studio, openErr error) *Shell {
+	return fillShell(a, newWindow(a), st, openErr, true)
+}
+
+// drain applies the updates background work has posted, on the calling
+// goroutine (a drained shell; see bridge); it returns how many.
+func (s *Shell) drain() int { return s.env.bridge.drain() }
 
 // newWindow is the main window at its start size, before any screen.
 func newWindow(a fyne.App) fyne.Window {
@@ -103,20 +119,13 @@ func newWindow(a fyne.App) fyne.Window {
 	return w
 }
 
-// fillShell builds the screens over st into w.
-func fillShell(a fyne.App, w fyne.Window, st *app.Studio, openErr error) *Shell {
+// fillShell builds the screens over st into w; drained picks the
+// bridge's mode.
+func fillShell(a fyne.App, w fyne.Window, st *app.Studio, openErr error, drained bool) *Shell {
 	s := &Shell{Window: w, Status: widget.NewLabel("Ready")}
 	s.Status.Truncation = fyne.TextTruncateEllipsis
-	e := &env{app: a, win: w, studio: st, err: openErr, bridge: newBridge(), status: s.Status, project: app.DefaultProject}
+	e := &env{app: a, win: w, studio: st, err: openErr, bridge: newBridge(drained), status: s.Status, project: app.DefaultProject}
 	s.env = e
-	// No batch of the bridge is applied while the screens are built: the
-	// Training screen's GPU check posts from its own goroutine at once, and
-	// under Fyne's test driver a batch runs on the posting goroutine, where
-	// its label update raced SetContent's first layout (a concurrent map
-	// write in the label's renderer, once in make test). With the GL driver
-	// this runs on the UI goroutine and batches wait for it anyway.
-	e.bridge.apply.Lock()
-	defer e.bridge.apply.Unlock()
 	if st == nil && openErr != nil {
 		s.Status.SetText("No data directory: " + openErr.Error())
 	}

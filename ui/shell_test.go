@@ -4,6 +4,8 @@ import (
 	"image"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +22,7 @@ const snapshotDir = "testdata/out"
 func TestShellHasFourScreensAndStatus(t *testing.T) {
 	a := test.NewTempApp(t)
 	st := tempStudio(t)
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	defer s.Window.Close()
 	if got := len(s.Tabs.Items); got != 4 {
@@ -47,15 +49,49 @@ func TestShellHasFourScreensAndStatus(t *testing.T) {
 	waitFor(t, func() bool { return s.Status.Text == "Importing" })
 }
 
-// waitFor polls cond on the UI goroutine (fyne.Do may run asynchronously)
-// for up to a minute.
+// liveShells are the shells the running test made (testShell); waitFor
+// applies their updates.
+var liveShells struct {
+	sync.Mutex
+	list []*Shell
+}
+
+// testShell is a drained shell (see bridge): background work's updates
+// are applied only by waitFor or drainShells, on the test's goroutine,
+// the one that types, taps and captures. It is closed when the test ends.
+func testShell(t *testing.T, a fyne.App, st *app.Studio, openErr error) *Shell {
+	t.Helper()
+	s := newDrainedShell(a, st, openErr)
+	liveShells.Lock()
+	liveShells.list = append(liveShells.list, s)
+	liveShells.Unlock()
+	t.Cleanup(func() {
+		s.Close()
+		liveShells.Lock()
+		defer liveShells.Unlock()
+		liveShells.list = slices.DeleteFunc(liveShells.list, func(o *Shell) bool { return o == s })
+	})
+	return s
+}
+
+// drainShells applies what background work posted to the test's shells.
+func drainShells() {
+	liveShells.Lock()
+	list := slices.Clone(liveShells.list)
+	liveShells.Unlock()
+	for _, s := range list {
+		s.drain()
+	}
+}
+
+// waitFor applies the shells' updates and checks cond, every 10 ms for up
+// to a minute.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
-		done := false
-		fyne.DoAndWait(func() { done = cond() })
-		if done {
+		drainShells()
+		if cond() {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -77,33 +77,28 @@ func snapshot(st *app.Studio, screen string, size fyne.Size) (image.Image, error
 	a := test.NewApp()
 	defer a.Quit()
 	a.Settings().SetTheme(theme.DefaultTheme())
-	s := NewShell(a, st, nil)
+	s := newDrainedShell(a, st, nil)
 	defer s.Close()
 	// The capture shows live resource graphs (the window samples only
 	// while a run trains).
 	s.Training.idleEvery = time.Second
-	// Selecting and resizing lay the tree out: no batch meanwhile (the
-	// Training screen's GPU check lands at any time; one raced Select).
-	var err error
-	s.env.bridge.hold(func() {
-		if err = s.Select(screen); err == nil {
-			s.Window.Resize(size)
-		}
-	})
-	if err != nil {
+	if err := s.Select(screen); err != nil {
 		return nil, err
 	}
+	s.Window.Resize(size)
 	if screen == "training" {
-		// Let the resource sampler deliver two samples.
-		time.Sleep(2200 * time.Millisecond)
+		// Let the resource sampler deliver two samples, applying each as
+		// it comes (a newer sample replaces one not yet applied).
+		for end := time.Now().Add(2200 * time.Millisecond); time.Now().Before(end); {
+			time.Sleep(50 * time.Millisecond)
+			s.drain()
+		}
 	}
-	// Fyne's test driver applies the bridge's updates (resource samples,
-	// status) on the posting goroutine, so a capture racing one painted a
-	// layout half-updated (the crash an earlier version retried); the
-	// capture holds the bridge instead.
-	var img image.Image
-	s.env.bridge.hold(func() { fyne.DoAndWait(func() { img = s.Window.Canvas().Capture() }) })
-	return img, nil
+	// Everything background work posted (the GPU check, status, samples)
+	// is applied here, on this goroutine, before the capture: a drained
+	// shell changes no widget behind it (see bridge).
+	s.drain()
+	return s.Window.Canvas().Capture(), nil
 }
 
 // WritePNG writes img to path through app.WriteOutput: atomically to a

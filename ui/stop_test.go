@@ -66,7 +66,7 @@ func TestImportStopsOnCancelAndClose(t *testing.T) {
 
 	small := t.TempDir()
 	bigCorpus(t, small, 5)
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	d := s.Datasets
 	d.startImport(small)
 	waitFor(t, func() bool { return !d.importB.Disabled() && strings.Contains(s.Status.Text, "Imported") })

@@ -27,7 +27,7 @@ func TestTrainingComparesPastRuns(t *testing.T) {
 	if _, err := app.Ingest(context.Background(), st.Store, app.IngestOptions{Project: app.DefaultProject, Dir: corpus}); err != nil {
 		t.Fatal(err)
 	}
-	s := NewShell(a, st, nil)
+	s := testShell(t, a, st, nil)
 	defer s.Close()
 	s.Window.Resize(fyne.NewSize(1280, 800))
 	tr := s.Training
