@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/amtstudio/amt/engine/gpt"
@@ -248,22 +249,23 @@ func TestTrainingLowersLossAndReportsStages(t *testing.T) {
 }
 
 // valRecorder is an Examples that fills batches as Split.Batch does and
-// records the pieces of the split that validation draws from.
+// records the pieces of the split that validation draws from. Like every
+// Examples it is safe for concurrent use (the loader's workers and
+// validation call Fill at once): each call has its own scratch.
 type valRecorder struct {
-	val     map[string]bool
-	scratch []int32
+	mu  sync.Mutex
+	val map[string]bool
 }
 
 func (r *valRecorder) Fill(s *Split, k, seed uint64, B, T int, in, tg []int32) error {
 	if len(s.pieces) < 10 { // the small split: validation
+		r.mu.Lock()
 		for i := range s.pieces {
 			r.val[fmt.Sprint(s.AppendPiece(nil, i))] = true
 		}
+		r.mu.Unlock()
 	}
-	if len(r.scratch) < B*(T+1) {
-		r.scratch = make([]int32, B*(T+1))
-	}
-	return s.Batch(k, seed, B, T, in, tg, r.scratch)
+	return s.Batch(k, seed, B, T, in, tg, make([]int32, T+1))
 }
 
 // A run continuing with a new Seed and the first run's SplitSeed validates
