@@ -48,13 +48,13 @@ func userSong(t *testing.T) string {
 }
 
 // captureShell saves the window as testdata/out/name.png for a person to
-// look at, with what background work posted applied first.
+// look at, with what background work posted applied first (settle).
 func captureShell(t *testing.T, s *Shell, name string) {
 	t.Helper()
 	if err := os.MkdirAll(snapshotDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s.drain()
+	s.settle()
 	if err := WritePNG(filepath.Join(snapshotDir, name+".png"), s.Window.Canvas().Capture()); err != nil {
 		t.Fatal(err)
 	}

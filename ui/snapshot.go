@@ -94,11 +94,41 @@ func snapshot(st *app.Studio, screen string, size fyne.Size) (image.Image, error
 			s.drain()
 		}
 	}
-	// Everything background work posted (the GPU check, status, samples)
-	// is applied here, on this goroutine, before the capture: a drained
-	// shell changes no widget behind it (see bridge).
-	s.drain()
+	s.settle()
 	return s.Window.Canvas().Capture(), nil
+}
+
+// settle readies a drained shell for a capture: what background work
+// posted (the GPU check, status, samples) is applied on this goroutine,
+// and the window is laid out again.
+func (s *Shell) settle() {
+	s.drain()
+	relayout(s.Window.Content())
+}
+
+// relayout lays o's tree out again from the top. The GL driver does so
+// each frame for the parents of an object whose minimum size changed;
+// Fyne's test canvas does not, so a label that grew after the window was
+// laid out (the GPU check's sentence) was drawn under the row below it.
+func relayout(o fyne.CanvasObject) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	switch x := o.(type) {
+	case *fyne.Container:
+		if x.Layout != nil {
+			x.Layout.Layout(x.Objects, x.Size())
+		}
+		for _, c := range x.Objects {
+			relayout(c)
+		}
+	case fyne.Widget:
+		r := test.WidgetRenderer(x)
+		r.Layout(x.Size())
+		for _, c := range r.Objects() {
+			relayout(c)
+		}
+	}
 }
 
 // WritePNG writes img to path through app.WriteOutput: atomically to a

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -62,6 +63,8 @@ type trainingScreen struct {
 	sampleEvery                                time.Duration
 	idleEvery                                  time.Duration // sampling with no run; 0: none
 	ends                                       atomic.Int32  // run segments whose end was shown (tests)
+	gpuDetails                                 *widget.Button
+	gpuWhy                                     string // the GPU line once the check is done (tests)
 }
 
 func newTrainingScreen(e *env) *trainingScreen {
@@ -81,19 +84,34 @@ func newTrainingScreen(e *env) *trainingScreen {
 	t.device.Horizontal = true
 	t.device.Selected = "CPU"
 	t.device.Disable()
-	gpuWhy := widget.NewLabel("GPU: checking for CUDA… (the GPU path is " + app.GPUVerification + ")")
+	// The GPU line is one short sentence; the whole reason and how far the
+	// GPU path is verified are behind "Details" (the full text took 14
+	// lines of the form and pushed Workers out of sight).
+	gpuWhy := widget.NewLabel("GPU: checking for CUDA…")
 	gpuWhy.Importance = widget.LowImportance
 	gpuWhy.Wrapping = fyne.TextWrapWord
+	var gpuDetail string
+	t.gpuDetails = widget.NewButtonWithIcon("Details", theme.InfoIcon(), func() {
+		d := dialog.NewInformation("GPU", gpuDetail, e.win)
+		d.Resize(fyne.NewSize(520, 0))
+		d.Show()
+	})
+	t.gpuDetails.Importance = widget.LowImportance
+	t.gpuDetails.Disable()
 	// Opening CUDA loads the driver: off the UI goroutine.
 	go func() {
 		ok, why := app.GPUAvailable()
 		e.bridge.Post("train.gpu", func() {
 			if ok {
-				gpuWhy.SetText("GPU: " + why + ". The GPU path is " + app.GPUVerification + ".")
+				gpuWhy.SetText("GPU: " + why + ".")
+				gpuDetail = "GPU: " + why + ".\n\nThe GPU path is " + app.GPUVerification + "."
 				t.device.Enable()
 			} else {
-				gpuWhy.SetText("GPU unavailable: " + why + ". (The GPU path is " + app.GPUVerification + ".)")
+				gpuWhy.SetText("GPU unavailable: " + shortReason(why) + ".")
+				gpuDetail = "GPU unavailable: " + why + ".\n\nThe GPU path is " + app.GPUVerification + "."
 			}
+			t.gpuWhy = gpuWhy.Text
+			t.gpuDetails.Enable()
 		})
 	}()
 
@@ -155,7 +173,7 @@ func newTrainingScreen(e *env) *trainingScreen {
 		widget.NewFormItem("Steps", t.steps),
 		widget.NewFormItem("Accumulation", t.accum),
 		widget.NewFormItem("Device", t.device),
-		widget.NewFormItem("", gpuWhy),
+		widget.NewFormItem("", container.NewBorder(nil, nil, nil, t.gpuDetails, gpuWhy)),
 		widget.NewFormItem("Workers", t.workers),
 	)
 	controls := container.NewHBox(t.start, t.pause, t.resume, t.stop, t.listen)
@@ -667,4 +685,19 @@ func (t *trainingScreen) close() {
 	t.mu.Unlock()
 	t.job = nil
 	t.updateSampler()
+}
+
+// shortReason is the last clause of an error chain ("nn: open cuda: …:
+// no CUDA-capable device is detected" → "no CUDA-capable device is
+// detected"), at most 80 characters: the cause a person acts on. The
+// whole chain is behind the GPU line's Details.
+func shortReason(why string) string {
+	why = strings.TrimSpace(why)
+	if i := strings.LastIndex(why, ": "); i >= 0 && len(why)-i > 8 {
+		why = why[i+2:]
+	}
+	if r := []rune(why); len(r) > 80 {
+		why = string(r[:79]) + "…"
+	}
+	return why
 }
