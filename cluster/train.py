@@ -375,7 +375,10 @@ def run(a, d, ex, micro, say, rank0):
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGUSR1, on_signal)
-    log = open(os.path.join(a.out, LOG), "a") if rank0 else None
+    # A resumed run continues its log; a new run into a used folder starts
+    # it again (appending mixed two runs' steps into one log: a test's retry
+    # after a hung torchrun read 12 steps of a 6-step run).
+    log = open(os.path.join(a.out, LOG), "a" if a.resume else "w") if rank0 else None
     tokens_per_step = a.batch * T
     start, first = time.time(), step
     ran = 0
