@@ -348,9 +348,8 @@ func tonicOf(letter, acc string) int {
 // stays unspecified.
 func ParsePrompt(prompt string) Prompt {
 	p := Prompt{Text: prompt, Attrs: token.Unspecified()}
-	norm := normalizePrompt(prompt)
-	words := numbersToDigits(strings.Fields(norm))
-	norm = " " + strings.Join(words, " ") + " "
+	words := promptWords(prompt)
+	norm := " " + strings.Join(words, " ") + " "
 	consumed := make([]bool, len(words))
 	// usedBy says what each word was used for ("" not yet): what is left
 	// goes to readMeaning, and what it cannot read is Unused.
@@ -662,6 +661,10 @@ func sub(s string, m []int, i int) string {
 	return s[m[2*i]:m[2*i+1]]
 }
 
+// promptWords are the words ParsePrompt reads in s: normalized, numbers
+// written in words turned to digits.
+func promptWords(s string) []string { return numbersToDigits(strings.Fields(normalizePrompt(s))) }
+
 // listBreaks says, for the n words ParsePrompt reads in prompt, whether a
 // comma or semicolon stands before word i: the end of an item in a list.
 // Nil when the prompt's segments do not add up to its words (a number
@@ -674,7 +677,7 @@ func listBreaks(prompt string, n int) []bool {
 		if i > 0 && k < n {
 			breaks[k] = true
 		}
-		k += len(numbersToDigits(strings.Fields(normalizePrompt(seg))))
+		k += len(promptWords(seg))
 	}
 	if k != n {
 		return nil
