@@ -10,7 +10,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shirou/gopsutil/v3/mem"
 	bolt "go.etcd.io/bbolt"
@@ -130,7 +132,7 @@ func Ingest(ctx context.Context, st *storage.Store, opts IngestOptions) (*Ingest
 		if errors.Is(err, storage.ErrNotFound) {
 			base := opts.Dataset
 			if base == "" {
-				base = filepath.Base(root)
+				base = typeable(filepath.Base(root))
 			}
 			name, err := storage.UniqueDatasetName(tx, p.ID, base)
 			if err != nil {
@@ -144,6 +146,7 @@ func Ingest(ctx context.Context, st *storage.Store, opts IngestOptions) (*Ingest
 			return fmt.Errorf("dataset %q was encoded with another vocabulary; ingest into a new project", ds.Name)
 		}
 		ds.VocabHash = vocabHash
+		ds.Root = root // byte-exact, also over a root a store before schema 3 recorded lossy
 		if err := storage.PutDataset(tx, ds); err != nil {
 			return err
 		}
@@ -207,6 +210,26 @@ func Ingest(ctx context.Context, st *storage.Store, opts IngestOptions) (*Ingest
 		return res, fmt.Errorf("ingest %s: %w", root, runErr)
 	}
 	return res, nil
+}
+
+// typeable returns a folder's name fit to name a dataset: a byte that is
+// not UTF-8 (a Latin-1 "caf\xe9" from an old disk) is written \xe9, so the
+// name can be shown and typed after --dataset.
+func typeable(name string) string {
+	if utf8.ValidString(name) {
+		return name
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); {
+		r, n := utf8.DecodeRuneInString(name[i:])
+		if r == utf8.RuneError && n <= 1 {
+			fmt.Fprintf(&b, `\x%02x`, name[i])
+		} else {
+			b.WriteString(name[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 func pickWorkers(a, b pipeline.Workers) pipeline.Workers {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -42,6 +43,40 @@ type Item struct {
 
 	RunID   uint64    `json:"run_id"`
 	Updated time.Time `json:"updated"`
+}
+
+// itemRecord is an Item as stored. encoding/json writes each byte of a
+// string that is not UTF-8 as U+FFFD, so a file name from an old disk
+// (Latin-1 "caf\xe9.mid") came back as another name than its index key and
+// the item could no longer be found, replaced or deleted (issue 37): such a
+// path is also stored as bytes, and reads back byte-exact.
+type itemRecord struct {
+	*Item
+	PathBytes []byte `json:"path_bytes,omitempty"`
+}
+
+// exactBytes returns s as bytes when JSON would not keep it (it is not
+// UTF-8), else nil.
+func exactBytes(s string) []byte {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	return []byte(s)
+}
+
+func putItem(tx *bolt.Tx, it *Item) error {
+	return putRecord(tx, bucketItems, it.ID, itemRecord{Item: it, PathBytes: exactBytes(it.Path)})
+}
+
+func getItem(tx *bolt.Tx, id uint64, it *Item) error {
+	r := itemRecord{Item: it}
+	if err := getRecord(tx, bucketItems, id, &r); err != nil {
+		return err
+	}
+	if r.PathBytes != nil {
+		it.Path = string(r.PathBytes)
+	}
+	return nil
 }
 
 func itemPathKey(datasetID uint64, path string) []byte {
@@ -82,7 +117,7 @@ func (w *ItemWriter) Put(it *Item) error {
 	key := itemPathKey(it.DatasetID, it.Path)
 	if v := w.idx.Get(key); v != nil {
 		old := new(Item)
-		if err := getRecord(w.tx, bucketItems, btoi(v), old); err != nil {
+		if err := getItem(w.tx, btoi(v), old); err != nil {
 			return err
 		}
 		return w.Update(old, it)
@@ -116,7 +151,7 @@ func (w *ItemWriter) Update(old, it *Item) error {
 		}
 	}
 	it.Updated = time.Now().UTC()
-	return putRecord(w.tx, bucketItems, it.ID, it)
+	return putItem(w.tx, it)
 }
 
 // Flush applies the live-count changes to the shard records.
@@ -139,13 +174,13 @@ func ItemByPath(tx *bolt.Tx, datasetID uint64, path string) (*Item, error) {
 		return nil, fmt.Errorf("storage: item %s: %w", path, ErrNotFound)
 	}
 	it := new(Item)
-	return it, getRecord(tx, bucketItems, btoi(v), it)
+	return it, getItem(tx, btoi(v), it)
 }
 
 // GetItem reads one item.
 func GetItem(tx *bolt.Tx, id uint64) (*Item, error) {
 	it := new(Item)
-	return it, getRecord(tx, bucketItems, id, it)
+	return it, getItem(tx, id, it)
 }
 
 // Items calls fn for each item of the dataset in path order; fn returning
@@ -155,7 +190,7 @@ func Items(tx *bolt.Tx, datasetID uint64, fn func(it *Item) bool) error {
 	c := tx.Bucket(bucketItemByPath).Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		it := new(Item)
-		if err := getRecord(tx, bucketItems, btoi(v), it); err != nil {
+		if err := getItem(tx, btoi(v), it); err != nil {
 			return err
 		}
 		if !fn(it) {

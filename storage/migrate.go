@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 var migrations = []func(tx *bolt.Tx) error{
 	migrateV0toV1,
 	migrateV1toV2,
+	migrateV2toV3,
 }
 
 // CurrentSchema is the schema version this build writes.
@@ -85,6 +87,93 @@ func migrateV1toV2(tx *bolt.Tx) error {
 			}
 		}
 		if err := set.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// migrateV2toV3 repairs what schema-2 builds did to names that are not
+// UTF-8 (a Latin-1 "caf\xe9.mid" from an old disk; issue 37). Their
+// records stored such a path with U+FFFD for each bad byte while the index
+// key kept the bytes, so an import deleted the record under the wrong key
+// and left its index entry pointing at nothing: from then on every walk of
+// the dataset failed ("items N: not found") and the project's datasets
+// could not be listed or exported. The repair:
+//   - an index entry whose item record is gone is removed (the item was
+//     deleted; its file is imported again by the next import);
+//   - a record whose path is not its index key's takes the key's path (the
+//     bytes the scan read), now stored byte-exact;
+//   - datasets of one project left with the same name (a folder so named
+//     was imported afresh each time: its root did not match either) are
+//     renamed name-2, name-3 … in creation order, so each can be exported.
+func migrateV2toV3(tx *bolt.Tx) error {
+	idx := tx.Bucket(bucketItemByPath)
+	var dangling [][]byte
+	var fix []*Item
+	c := idx.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) < 8 || len(v) != 8 {
+			return fmt.Errorf("items_by_path: %w: key of %d bytes, value of %d", ErrBadRecord, len(k), len(v))
+		}
+		it := new(Item)
+		err := getItem(tx, btoi(v), it)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			dangling = append(dangling, append([]byte(nil), k...))
+		case err != nil:
+			return err
+		case !bytes.Equal(itemPathKey(it.DatasetID, it.Path), k) && it.DatasetID == btoi(k[:8]):
+			it.Path = string(k[8:])
+			fix = append(fix, it)
+		}
+	}
+	for _, k := range dangling {
+		if err := idx.Delete(k); err != nil {
+			return err
+		}
+	}
+	for _, it := range fix {
+		if err := putItem(tx, it); err != nil {
+			return err
+		}
+	}
+	return uniqueDatasetNames(tx)
+}
+
+// uniqueDatasetNames renames the later of datasets sharing a name within a
+// project (see migrateV2toV3).
+func uniqueDatasetNames(tx *bolt.Tx) error {
+	var all []*Dataset
+	if err := each(tx, bucketDatasets, func(_ uint64, r *datasetRecord) bool {
+		all = append(all, r.exact())
+		return true
+	}); err != nil {
+		return err
+	}
+	taken := map[uint64]map[string]bool{}
+	for _, d := range all {
+		if taken[d.ProjectID] == nil {
+			taken[d.ProjectID] = map[string]bool{}
+		}
+		taken[d.ProjectID][d.Name] = true
+	}
+	seen := map[uint64]map[string]bool{}
+	for _, d := range all {
+		if seen[d.ProjectID] == nil {
+			seen[d.ProjectID] = map[string]bool{}
+		}
+		if !seen[d.ProjectID][d.Name] {
+			seen[d.ProjectID][d.Name] = true
+			continue
+		}
+		base, name := d.Name, d.Name
+		for i := 2; taken[d.ProjectID][name]; i++ {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		taken[d.ProjectID][name], seen[d.ProjectID][name] = true, true
+		d.Name = name
+		if err := PutDataset(tx, d); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -28,6 +29,25 @@ type Dataset struct {
 	// VocabHash identifies the vocabulary the shards were encoded with.
 	VocabHash string `json:"vocab_hash,omitempty"`
 	Styles    int    `json:"styles"` // number of style groups of the last clustering
+}
+
+// datasetRecord is a Dataset as stored: a name or folder that is not
+// UTF-8 is also kept as bytes (see itemRecord), so a folder imported from
+// an old disk is found again when imported again.
+type datasetRecord struct {
+	*Dataset
+	NameBytes []byte `json:"name_bytes,omitempty"`
+	RootBytes []byte `json:"root_bytes,omitempty"`
+}
+
+func (r *datasetRecord) exact() *Dataset {
+	if r.NameBytes != nil {
+		r.Name = string(r.NameBytes)
+	}
+	if r.RootBytes != nil {
+		r.Root = string(r.RootBytes)
+	}
+	return r.Dataset
 }
 
 // ShardDir is the dataset's shard folder relative to the store.
@@ -87,21 +107,35 @@ func PutDataset(tx *bolt.Tx, d *Dataset) error {
 		d.Created = time.Now().UTC()
 	}
 	d.Updated = time.Now().UTC()
-	return putRecord(tx, bucketDatasets, d.ID, d)
+	return putRecord(tx, bucketDatasets, d.ID, datasetRecord{Dataset: d, NameBytes: exactBytes(d.Name), RootBytes: exactBytes(d.Root)})
 }
 
 // GetDataset reads one dataset.
 func GetDataset(tx *bolt.Tx, id uint64) (*Dataset, error) {
-	d := new(Dataset)
-	return d, getRecord(tx, bucketDatasets, id, d)
+	r := datasetRecord{Dataset: new(Dataset)}
+	if err := getRecord(tx, bucketDatasets, id, &r); err != nil {
+		return nil, err
+	}
+	return r.exact(), nil
 }
 
 // Datasets lists a project's datasets in creation order.
 func Datasets(tx *bolt.Tx, projectID uint64) ([]Dataset, error) {
-	return filter(tx, bucketDatasets, func(d *Dataset) bool { return d.ProjectID == projectID })
+	var out []Dataset
+	err := each(tx, bucketDatasets, func(_ uint64, r *datasetRecord) bool {
+		if d := r.exact(); d.ProjectID == projectID {
+			out = append(out, *d)
+		}
+		return true
+	})
+	return out, err
 }
 
-// DatasetByRoot finds the project's dataset imported from root.
+// DatasetByRoot finds the project's dataset imported from root. A root
+// that is not UTF-8 also matches the lossy form a store written before
+// names were kept byte-exact recorded (each bad byte as U+FFFD), so that
+// folder's dataset is found again, not imported afresh: the first such
+// dataset, which the caller then records with its exact root.
 func DatasetByRoot(tx *bolt.Tx, projectID uint64, root string) (*Dataset, error) {
 	ds, err := Datasets(tx, projectID)
 	if err != nil {
@@ -112,7 +146,28 @@ func DatasetByRoot(tx *bolt.Tx, projectID uint64, root string) (*Dataset, error)
 			return &ds[i], nil
 		}
 	}
+	if lossy := jsonLossy(root); lossy != root {
+		for i := range ds {
+			if ds[i].Root == lossy {
+				return &ds[i], nil
+			}
+		}
+	}
 	return nil, fmt.Errorf("storage: dataset from %s: %w", root, ErrNotFound)
+}
+
+// jsonLossy is s as a JSON round trip returns it: every byte that is not
+// part of valid UTF-8 becomes U+FFFD.
+func jsonLossy(s string) string {
+	if exactBytes(s) == nil {
+		return s
+	}
+	var out string
+	b, _ := json.Marshal(s)
+	if json.Unmarshal(b, &out) != nil {
+		return s
+	}
+	return out
 }
 
 // DatasetByName finds the project's dataset called name.
