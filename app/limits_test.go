@@ -27,3 +27,25 @@ func TestPromptProblemsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptLengthsAndSignsRefused (issue 37): a length of four digits is
+// refused against MaxGenerateBars ("piano 1500 bars" gave 16 bars, exit
+// 0: the parser read no length), and a negative tempo or length is refused
+// with its sign ("piano -120 bpm" was 120 bpm), as 0 and 9999 are.
+func TestPromptLengthsAndSignsRefused(t *testing.T) {
+	for _, c := range []struct{ prompt, want string }{
+		{"piano 1500 bars", "1500 bars: a piece has at most 160"},
+		{"piano 4096 bars", "4096 bars: a piece has at most 160"},
+		{"piano 1,000 bars", "1000 bars: a piece has at most 160"},
+		{"piano -120 bpm", "tempo -120 bpm is outside 20–300 bpm"},
+		{"piano 9999 bpm", "tempo 9999 bpm is outside"},
+		{"piano -3 bars", "-3 bars is outside 1–4096 bars"},
+		{"piano in -3/4", "-3/4 is not a time signature"},
+		{"-2 minutes of piano", "-2 minutes is not a length"},
+	} {
+		err := checkPromptRequest(PromptRequest{Prompt: c.prompt})
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v; want a usage error naming %q", c.prompt, err, c.want)
+		}
+	}
+}

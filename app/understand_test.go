@@ -172,3 +172,12 @@ func TestMoodsGiveDifferentPieces(t *testing.T) {
 		seen[key] = prompt
 	}
 }
+
+// A key the model cannot have ("H# minor") is shown back as not used, not
+// dropped without a word (issue 37: the piece came in any key, exit 0).
+func TestUnreadKeyShownBack(t *testing.T) {
+	u := Understand(UnderstandRequest{Prompt: "piano in H# minor", Seed: 1}, nil)
+	if s := strings.Join(u.Summary(), "|"); !strings.Contains(s, "not used: 'h#', 'minor'") {
+		t.Errorf("summary %q", s)
+	}
+}

@@ -215,8 +215,18 @@ func (p *Prompt) readMeaning(words []string, usedBy []string) {
 			mark(i, 2, "synonym")
 		}
 	}
+	unread := unreadKey(words, usedBy)
 	for i, w := range words {
-		if usedBy[i] != "" || stopWords[w] || isNumber(w) || len(w) < 3 {
+		if usedBy[i] != "" || isNumber(w) {
+			continue
+		}
+		if unread[i] {
+			if indexOf(p.Unused, w) < 0 {
+				p.Unused = append(p.Unused, w)
+			}
+			continue
+		}
+		if stopWords[w] || len(w) < 3 {
 			continue
 		}
 		if known, ok := knownAs(w); ok {
@@ -465,6 +475,7 @@ func containsInt(xs []int, v int) bool {
 }
 
 func isNumber(w string) bool {
+	w = strings.TrimPrefix(w, "-") // normalizePrompt keeps a minus that starts a number
 	for _, r := range w {
 		if (r < '0' || r > '9') && r != '.' && r != '/' && r != ':' {
 			return false

@@ -44,7 +44,8 @@ type Prompt struct {
 	// Dynamics is a level the prompt names ("soft" → "p", "fortissimo").
 	Dynamics string `json:"dynamics,omitempty"`
 	// Unused are the words that were not understood (function words and
-	// the words for "music" aside), in the prompt's order.
+	// the words for "music" aside; the letter and mode of a key no pattern
+	// read, "H# minor", are listed), in the prompt's order.
 	Unused []string `json:"unused,omitempty"`
 
 	drumPhrase string // the words that asked for drums or none
@@ -210,11 +211,18 @@ var instrumentTerms = func() []instrumentTerm {
 
 // normalizePrompt lower-cases, folds accents and the ♯/♭ signs, turns
 // hyphens and most punctuation into spaces (keeping # / : . inside numbers
-// and keys) and collapses spaces.
+// and keys, and a minus sign that starts a number: "-120 bpm" is a
+// negative tempo, not 120) and collapses spaces.
 func normalizePrompt(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	rs := []rune(s)
+	for i, r := range rs {
 		switch {
+		case (r == '-' || r == '−') && i+1 < len(rs) && unicode.IsDigit(rs[i+1]) &&
+			(i == 0 || unicode.IsSpace(rs[i-1]) || strings.ContainsRune("(,;=", rs[i-1])):
+			b.WriteByte('-')
+		case r == ',' && thousands(rs, i):
+			// "1,500 bars" is 1500, not 1 and 500.
 		case r == '♯':
 			b.WriteByte('#')
 		case r == '♭':
@@ -236,6 +244,20 @@ func normalizePrompt(s string) string {
 		f[i] = w
 	}
 	return strings.Join(strings.Fields(strings.Join(f, " ")), " ")
+}
+
+// thousands reports whether the comma at rs[i] separates thousands: a
+// digit before it, exactly three after.
+func thousands(rs []rune, i int) bool {
+	if i == 0 || i+3 >= len(rs) || !unicode.IsDigit(rs[i-1]) {
+		return false
+	}
+	for k := i + 1; k <= i+3; k++ {
+		if !unicode.IsDigit(rs[k]) {
+			return false
+		}
+	}
+	return i+4 == len(rs) || !unicode.IsDigit(rs[i+4])
 }
 
 var numberWords = map[string]int{
@@ -306,17 +328,21 @@ func isUnit(w string) bool {
 	return false
 }
 
+// The patterns that read a number start it at the start of the text or
+// after a character that is neither a word character nor a minus, so a
+// negative number (normalizePrompt keeps its sign) is never read as its
+// absolute value; checkNumbers reports it.
 var (
-	reBPM      = regexp.MustCompile(`\b(\d{2,3}(?:\.\d+)?) ?(?:bpm|beats per minute|beats a minute|beats/min)\b`)
+	reBPM      = regexp.MustCompile(`(?:^|[^\w-])(\d{2,3}(?:\.\d+)?) ?(?:bpm|beats per minute|beats a minute|beats/min)\b`)
 	reTempoNum = regexp.MustCompile(`\b(?:tempo|metronome|mm|q) (?:of |at |= |=)?(\d{2,3})\b`)
-	reMeter    = regexp.MustCompile(`\b(\d{1,2}) ?/ ?(1|2|4|8|16|32)\b`)
-	reMeterSp  = regexp.MustCompile(`\b(\d{1,2}) (2|4|8) (?:time|meter|metre)\b`)
-	reBars     = regexp.MustCompile(`\b(\d{1,3}) ?(?:bars?|measures?)\b`)
-	reMinutes  = regexp.MustCompile(`\b(\d{1,3}(?:\.\d+)?) ?(?:minutes?|mins?)\b`)
-	reSeconds  = regexp.MustCompile(`\b(\d{1,4}(?:\.\d+)?) ?(?:seconds?|secs?)\b`)
-	reMinHalf  = regexp.MustCompile(`\b(\d{1,3}) and a half (?:minutes?|mins?)\b`)
-	reHalfMin  = regexp.MustCompile(`\b(?:half a minute|30 secs?)\b`)
-	reClock    = regexp.MustCompile(`\b(\d{1,2}):([0-5]\d)\b`)
+	reMeter    = regexp.MustCompile(`(?:^|[^\w-])(\d{1,2}) ?/ ?(1|2|4|8|16|32)\b`)
+	reMeterSp  = regexp.MustCompile(`(?:^|[^\w-])(\d{1,2}) (2|4|8) (?:time|meter|metre)\b`)
+	reBars     = regexp.MustCompile(`(?:^|[^\w-])(\d+) ?(?:bars?|measures?)\b`)
+	reMinutes  = regexp.MustCompile(`(?:^|[^\w-])(\d{1,3}(?:\.\d+)?) ?(?:minutes?|mins?)\b`)
+	reSeconds  = regexp.MustCompile(`(?:^|[^\w-])(\d{1,4}(?:\.\d+)?) ?(?:seconds?|secs?)\b`)
+	reMinHalf  = regexp.MustCompile(`(?:^|[^\w-])(\d{1,3}) and a half (?:minutes?|mins?)\b`)
+	reHalfMin  = regexp.MustCompile(`(?:^|[^\w-])(?:half a minute|30 secs?)\b`)
+	reClock    = regexp.MustCompile(`(?:^|[^\w-])(\d{1,2}):([0-5]\d)\b`)
 	// Keys. In the normalized text: an explicit mode or accidental word.
 	reKeyMode = regexp.MustCompile(`\b([a-g])(#|b)?(?: (sharp|flat))? (major|minor|maj|min|dorian|mixolydian|aeolian|ionian|lydian|phrygian|locrian)\b`)
 	reKeyAcc  = regexp.MustCompile(`\b([a-g]) (sharp|flat)\b`)
@@ -397,6 +423,7 @@ func ParsePrompt(prompt string) Prompt {
 	}
 	markAll(reBPM, "tempo")
 	markAll(reTempoNum, "tempo")
+	markAll(chkBPM, "tempo") // a tempo out of range is checkNumbers' to report, not unused
 
 	// Meter: numbers beat dance words.
 	if m := reMeter.FindStringSubmatch(norm); m != nil {
@@ -426,13 +453,15 @@ func ParsePrompt(prompt string) Prompt {
 			}
 		}
 	}
-	for _, re := range []*regexp.Regexp{reBars, reMinutes, reSeconds, reMinHalf, reHalfMin, reClock} {
+	for _, re := range []*regexp.Regexp{reBars, reMinutes, reSeconds, reMinHalf, reHalfMin, reClock, chkBars, chkMins, chkSecs} {
 		markAll(re, "length")
 	}
 
 	// Length.
 	if m := reBars.FindStringSubmatch(norm); m != nil {
-		p.Attrs.Bars, _ = strconv.Atoi(m[1])
+		if n, err := strconv.Atoi(m[1]); err == nil { // beyond int: checkNumbers reports it
+			p.Attrs.Bars = n
+		}
 	}
 	sec := 0.0
 	if m := reClock.FindStringSubmatch(norm); m != nil {
@@ -652,6 +681,40 @@ func (p *Prompt) parseKey(orig, norm string) {
 	case strings.Contains(norm, " major key ") || strings.Contains(norm, " in major ") || strings.Contains(norm, " major mode "):
 		p.Mode = "major"
 	}
+}
+
+// reKeyLetter is a word written as a key's letter: one letter, maybe with
+// a sharp or a flat ("h#", "x", "hb"); reKeySharp one with a sharp, which
+// only keys are written with.
+var (
+	reKeyLetter = regexp.MustCompile(`^[a-z](#|b)?$`)
+	reKeySharp  = regexp.MustCompile(`^[a-z]#m?$`)
+)
+
+// keyModes are the mode words of a key.
+var keyModes = map[string]bool{"major": true, "minor": true, "dorian": true, "mixolydian": true, "aeolian": true,
+	"ionian": true, "lydian": true, "phrygian": true, "locrian": true}
+
+// unreadKey marks the words of a key no pattern read ("H# minor", "in X
+// major": H is German for B, the model's keys are A–G): a letter with a
+// sharp, and a mode word after a letter (the article "a" aside) with its
+// letter, where the words are not used. readMeaning lists them as not
+// used, short and stop words though they are, so such a key is shown back
+// instead of dropped without a word (issue 37).
+func unreadKey(words, usedBy []string) []bool {
+	out := make([]bool, len(words))
+	for i, w := range words {
+		if usedBy[i] != "" {
+			continue
+		}
+		if reKeySharp.MatchString(w) {
+			out[i] = true
+		}
+		if keyModes[w] && i > 0 && usedBy[i-1] == "" && words[i-1] != "a" && reKeyLetter.MatchString(words[i-1]) {
+			out[i-1], out[i] = true, true
+		}
+	}
+	return out
 }
 
 func sub(s string, m []int, i int) string {

@@ -12,7 +12,8 @@ import (
 // What a prompt may ask for. A number outside these (or two different ones
 // for one attribute) is not used, and Prompt.Problems says so in words:
 // "0 bpm", "1000 bpm", "13/7", "in 32/1 time", "100000 bars" and "3/4 in
-// 4/4" were once ignored or half-used without a word.
+// 4/4" were once ignored or half-used without a word, and "-120 bpm" was
+// read as 120 bpm.
 var (
 	// PromptMinBPM and PromptMaxBPM bound a tempo: the vocabulary's tempo
 	// bins end at 20 and 300 bpm.
@@ -28,16 +29,17 @@ var (
 )
 
 // Broader than the patterns ParsePrompt reads, so that every number a
-// user wrote for an attribute is seen, in range or not.
+// user wrote for an attribute is seen, in range or not, and with its sign
+// ("-120 bpm": normalizePrompt keeps a minus that starts a number).
 var (
-	chkBPM    = regexp.MustCompile(`\b(\d+(?:\.\d+)?) ?(?:bpm|beats per minute|beats a minute|beats/min)\b`)
-	chkTempo  = regexp.MustCompile(`\b(?:tempo|metronome) (?:of |at |= |=)?(\d+(?:\.\d+)?)\b`)
-	chkMeter  = regexp.MustCompile(`\b(\d+) ?/ ?(\d+)\b( ?[a-z]+)?`)
-	chkMeterW = regexp.MustCompile(`\b(\d+) (\d+) (?:time|meter|metre)\b`)
-	chkBars   = regexp.MustCompile(`\b(\d+) ?(?:bars?|measures?)\b`)
-	chkHours  = regexp.MustCompile(`\b(\d+(?:\.\d+)?) ?(?:hours?|hrs?)\b`)
-	chkMins   = regexp.MustCompile(`\b(\d+(?:\.\d+)?) ?(?:minutes?|mins?)\b`)
-	chkSecs   = regexp.MustCompile(`\b(\d+(?:\.\d+)?) ?(?:seconds?|secs?)\b`)
+	chkBPM    = regexp.MustCompile(`(?:^|[^\w-])(-?\d+(?:\.\d+)?) ?(?:bpm|beats per minute|beats a minute|beats/min)\b`)
+	chkTempo  = regexp.MustCompile(`\b(?:tempo|metronome) (?:of |at |= |=)?(-?\d+(?:\.\d+)?)\b`)
+	chkMeter  = regexp.MustCompile(`(?:^|[^\w-])(-?\d+) ?/ ?(-?\d+)\b( ?[a-z]+)?`)
+	chkMeterW = regexp.MustCompile(`(?:^|[^\w-])(-?\d+) (-?\d+) (?:time|meter|metre)\b`)
+	chkBars   = regexp.MustCompile(`(?:^|[^\w-])(-?\d+) ?(?:bars?|measures?)\b`)
+	chkHours  = regexp.MustCompile(`(?:^|[^\w-])(-?\d+(?:\.\d+)?) ?(?:hours?|hrs?)\b`)
+	chkMins   = regexp.MustCompile(`(?:^|[^\w-])(-?\d+(?:\.\d+)?) ?(?:minutes?|mins?)\b`)
+	chkSecs   = regexp.MustCompile(`(?:^|[^\w-])(-?\d+(?:\.\d+)?) ?(?:seconds?|secs?)\b`)
 	chkAnHour = regexp.MustCompile(`\b(half )?an? hour\b`)
 )
 
@@ -116,6 +118,9 @@ func (p *Prompt) checkNumbers(norm string) {
 		v, _ := strconv.ParseFloat(m[1], 64)
 		if v < 1 || v > float64(PromptMaxBars) {
 			add("%s bars is outside 1–%d bars", m[1], PromptMaxBars)
+			if float64(p.Attrs.Bars) == v {
+				p.Attrs.Bars = 0
+			}
 			continue
 		}
 		lengths = appendNew(lengths, v)
@@ -124,15 +129,30 @@ func (p *Prompt) checkNumbers(norm string) {
 		add("two lengths (%s): give one", joinNums(lengths, " and ", " bars"))
 	}
 	// Lengths ParsePrompt does not read: hours, and minutes or seconds
-	// beyond its patterns' digits.
+	// beyond its patterns' digits. A negative one is no length, nor is a
+	// zero when nothing else gives one ("0 minutes"; "2 minutes 0
+	// seconds" is two minutes).
 	extra := 0.0
+	var zeros []string
+	timeProblem, positive := false, p.Seconds > 0
 	for _, u := range []struct {
 		re    *regexp.Regexp
 		scale float64
 		from  float64 // smallest value ParsePrompt does not read
 	}{{chkHours, 3600, 0}, {chkMins, 60, 1000}, {chkSecs, 1, 10000}} {
 		for _, m := range u.re.FindAllStringSubmatch(norm, -1) {
-			if v, _ := strconv.ParseFloat(m[1], 64); v >= u.from {
+			v, _ := strconv.ParseFloat(m[1], 64)
+			said := m[1] + " " + strings.TrimSpace(m[0][strings.Index(m[0], m[1])+len(m[1]):])
+			switch {
+			case v < 0:
+				add("%s is not a length", said)
+				timeProblem = true
+			case v == 0:
+				zeros = append(zeros, said)
+			default:
+				positive = true
+			}
+			if v >= u.from {
 				extra += u.scale * v
 			}
 		}
@@ -142,6 +162,19 @@ func (p *Prompt) checkNumbers(norm string) {
 			extra += 1800
 		} else {
 			extra += 3600
+		}
+		positive = true
+	}
+	if !positive && len(lengths) == 0 {
+		for _, z := range zeros {
+			add("%s is not a length", z)
+			timeProblem = true
+		}
+	}
+	if timeProblem {
+		p.Seconds, extra = 0, 0
+		if len(lengths) == 0 {
+			p.Attrs.Bars = 0
 		}
 	}
 	if len(lengths) == 0 {
