@@ -98,13 +98,20 @@ func RenderFile(ctx context.Context, opts RenderOptions) (*RenderResult, error) 
 
 // StreamScore prepares s for block-by-block rendering (playback with
 // audio.NewStreamPlayer) with the synthesizer RenderScore would use. The
-// result names the synthesizer, any warning, the notes and the length.
+// result names the synthesizer, any warning, the notes and the length. A
+// piece whose last note ends after synth.MaxSeconds is refused first
+// (synth.ErrTooLong), before any work.
 func StreamScore(s *midi.Score, opts RenderOptions) (*synth.Stream, *RenderResult, error) {
 	if opts.SampleRate != 0 && opts.SampleRate != 44100 && opts.SampleRate != 48000 {
 		return nil, nil, fmt.Errorf("%w: --rate %d (44100 or 48000)", ErrUsage, opts.SampleRate)
 	}
 	if s.NoteCount() == 0 {
 		return nil, nil, fmt.Errorf("render %s: %w (the piece holds only meta events)", opts.Input, ErrNoNotes)
+	}
+	// The render's one bound on length (synth.MaxSeconds), before the
+	// SoundFont is read: a note past it was once dropped without a word.
+	if err := synth.CheckScore(s); err != nil {
+		return nil, nil, fmt.Errorf("render %s: %w", opts.Input, err)
 	}
 	r, warn, err := synth.New(opts.SoundFont, opts.Builtin, synth.Options{SampleRate: opts.SampleRate, Reverb: opts.Reverb, Chorus: opts.Reverb,
 		Context: Stopping()}) // a stop ends the read of a large SoundFont

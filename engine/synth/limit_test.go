@@ -2,7 +2,9 @@ package synth
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/amtstudio/amt/engine/midi"
@@ -54,5 +56,60 @@ func TestRenderOfAPileStaysUnderTheCeiling(t *testing.T) {
 	}
 	if r := pcm.RMS(); r < 0.05 {
 		t.Errorf("RMS %.4f: the limiter should not silence it", r)
+	}
+}
+
+// TestCheckScoreBound (issue 37): one bound, MaxSeconds, on when the last
+// note ends, the same for notes timed in seconds and in ticks; a note past
+// it is an error naming its time and the bound (a note at 10⁶ s used to be
+// dropped by NewStream without a word, so `amt render` wrote a 0:00 WAV
+// and exited 0), and a piece within it is scheduled whole.
+func TestCheckScoreBound(t *testing.T) {
+	secs := func(start, dur float64) *midi.Score {
+		return &midi.Score{Tracks: []midi.Track{{Notes: []midi.Note{
+			{Pitch: 60, Velocity: 90, Start: 0, Duration: 0.5},
+			{Pitch: 64, Velocity: 90, Start: start, Duration: dur}}}}}
+	}
+	ticks := func(sec float64) *midi.Score { // 120 bpm, 480 ticks a beat: 960 ticks a second
+		tick := int64(sec * 960)
+		return &midi.Score{TicksPerBeat: 480, Tracks: []midi.Track{{Notes: []midi.Note{
+			{Tick: 0, Dur: 480, Pitch: 60, Velocity: 90},
+			{Tick: tick, Dur: 480, Pitch: 64, Velocity: 90}}}}}
+	}
+	for _, c := range []struct {
+		name string
+		s    *midi.Score
+		end  float64 // 0: refused
+	}{
+		{"seconds, within", secs(MaxSeconds-1, 0.5), MaxSeconds - 0.5},
+		{"ticks, within", ticks(MaxSeconds - 1), MaxSeconds - 0.5},
+		{"a long note within", secs(0, 1.5e5), 1.5e5},
+		{"seconds, just past", secs(MaxSeconds, 0.5), 0},
+		{"ticks, just past", ticks(MaxSeconds), 0},
+		{"9e5 s", secs(9e5, 0.5), 0},
+		{"1e6 s", secs(1e6+1, 0.5), 0},
+		{"ticks at 1e6 s", ticks(1e6 + 1), 0},
+		{"1e300 s", secs(1e300, 0.5), 0},
+		{"a note held past it", secs(10, MaxSeconds), 0},
+		{"NaN", secs(math.NaN(), 0.5), 0},
+		{"negative", secs(-3, 0.5), 0},
+	} {
+		err := CheckScore(c.s)
+		if c.end == 0 {
+			if !errors.Is(err, ErrTooLong) && !errors.Is(err, ErrNoteTime) {
+				t.Errorf("%s: %v; want ErrTooLong or ErrNoteTime", c.name, err)
+			} else if errors.Is(err, ErrTooLong) && !strings.Contains(err.Error(), "172800 s") {
+				t.Errorf("%s: %q does not name the bound", c.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		st := NewStream(NewBuiltinSynth(Options{SampleRate: 8000}), c.s)
+		if got, want := st.Length(), int64(c.end*8000); got < want-1 || got > want+1 {
+			t.Errorf("%s: the stream ends at frame %d, want %d (the note at %.1f s)", c.name, got, want, c.end)
+		}
 	}
 }

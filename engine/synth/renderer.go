@@ -94,7 +94,8 @@ type Renderer interface {
 	SampleRate() int
 	// NewSynth returns a fresh instrument for live events.
 	NewSynth() Synth
-	// Render renders a whole Score, release tails included.
+	// Render renders a whole Score, release tails included; a Score
+	// CheckScore refuses is an error.
 	Render(ctx context.Context, s *midi.Score) (*PCM, error)
 	// Stream prepares block-by-block rendering of a Score for playback.
 	Stream(s *midi.Score) *Stream
@@ -102,6 +103,80 @@ type Renderer interface {
 
 // MaxTail bounds the rendering after the last note-off while voices ring.
 const MaxTail = 4.0
+
+// MaxSeconds bounds a render: the last note of a Score must end by then
+// (48 hours; the stream runs up to MaxTail longer). A piece is hours at
+// most, and a WAV file holds under 7 at 44.1 kHz; a note days in is a
+// tick or tempo gone wrong. CheckScore applies it before any work: a note
+// at 10⁶ s used to be dropped by NewStream without a word (a 0:00 WAV,
+// exit 0) where one at 9×10⁵ s was refused.
+const MaxSeconds = 48 * 3600
+
+// ErrTooLong is returned (wrapped) by CheckScore and Render for a Score
+// whose last note ends after MaxSeconds.
+var ErrTooLong = errors.New("too long to render")
+
+// ErrNoteTime is returned (wrapped) by CheckScore and Render for a note
+// whose start is negative or not a number (only a Score built in memory
+// can have one).
+var ErrNoteTime = errors.New("a note's time is not a time")
+
+// CheckScore returns an error naming the first note that NewStream could
+// not schedule: one that ends after MaxSeconds (ErrTooLong, with its time
+// and the bound), or whose start is negative or not finite (ErrNoteTime). Callers check before building a Stream; NewStream leaves
+// such notes out.
+func CheckScore(s *midi.Score) error {
+	if s == nil {
+		return nil
+	}
+	times := noteTimes(s)
+	worst, wt, wn := 0.0, 0, 0
+	for ti := range s.Tracks {
+		for ni, n := range s.Tracks[ti].Notes {
+			start, dur := times(n)
+			if !(start >= 0) || math.IsInf(start, 0) {
+				return fmt.Errorf("track %d note %d (pitch %d) starts at %g s: %w", ti+1, ni+1, n.Pitch, start, ErrNoteTime)
+			}
+			if end := start + dur; end > worst {
+				worst, wt, wn = end, ti, ni
+			}
+		}
+	}
+	if worst > MaxSeconds {
+		return fmt.Errorf("track %d note %d (pitch %d) ends at %.0f s (%.1f h): %w: a render lasts at most %d s (%d h)",
+			wt+1, wn+1, s.Tracks[wt].Notes[wn].Pitch, worst, worst/3600, ErrTooLong, MaxSeconds, MaxSeconds/3600)
+	}
+	return nil
+}
+
+// noteTimes returns how NewStream times a Score's notes, start and length
+// in seconds: from Note.Start and Note.Duration, or from the ticks and
+// tempo map when the Score has no times filled in. A length that is not
+// positive is 0.01 s: zero-length notes still sound briefly.
+func noteTimes(s *midi.Score) func(n midi.Note) (start, dur float64) {
+	useTicks := s.TicksPerBeat > 0
+	for i := range s.Tracks {
+		for _, n := range s.Tracks[i].Notes {
+			if n.Start != 0 || n.Duration != 0 {
+				useTicks = false
+				break
+			}
+		}
+	}
+	c := *s
+	c.Tracks = nil
+	return func(n midi.Note) (float64, float64) {
+		start, dur := n.Start, n.Duration
+		if useTicks {
+			start = c.TickToSeconds(n.Tick)
+			dur = c.TickToSeconds(n.Tick+n.Dur) - start
+		}
+		if !(dur > 0) {
+			dur = 0.01
+		}
+		return start, dur
+	}
+}
 
 // event is one scheduled synth call.
 type event struct {
@@ -175,42 +250,22 @@ func abs32(x float32) float32 {
 
 // NewStream schedules s on synth. Note times come from Note.Start and
 // Note.Duration (seconds), or from the ticks and tempo map when the Score
-// has no times filled in.
+// has no times filled in. Notes CheckScore refuses (ending after
+// MaxSeconds, a time that is not one) are left out: callers check first.
 func NewStream(synth Synth, s *midi.Score) *Stream {
 	st := &Stream{synth: synth, rate: synth.SampleRate()}
 	if s == nil {
 		return st
 	}
-	useTicks := s.TicksPerBeat > 0
-	for i := range s.Tracks {
-		for _, n := range s.Tracks[i].Notes {
-			if n.Start != 0 || n.Duration != 0 {
-				useTicks = false
-				break
-			}
-		}
-	}
-	var sec func(tick int64) float64
-	if useTicks {
-		c := *s
-		c.Tracks = nil
-		sec = c.TickToSeconds
-	}
+	times := noteTimes(s)
 	rate := float64(st.rate)
 	for ti := range s.Tracks {
 		tr := &s.Tracks[ti]
 		st.chans = append(st.chans, chanSetup{program: tr.Program, drum: tr.IsDrum, notes: len(tr.Notes)})
 		for _, n := range tr.Notes {
-			start, dur := n.Start, n.Duration
-			if useTicks {
-				start = sec(n.Tick)
-				dur = sec(n.Tick+n.Dur) - start
-			}
-			if !(start >= 0) || math.IsInf(start, 0) || start > 1e6 || n.Pitch > 127 {
+			start, dur := times(n)
+			if !(start >= 0) || !(start+dur <= MaxSeconds) || n.Pitch > 127 {
 				continue
-			}
-			if !(dur > 0) || dur > 1e5 {
-				dur = 0.01 // zero-length notes still sound briefly
 			}
 			on := int64(start * rate)
 			off := int64((start + dur) * rate)
@@ -395,6 +450,9 @@ func (b *base) SampleRate() int              { return b.rate }
 func (b *base) NewSynth() Synth              { return b.newSyn() }
 func (b *base) Stream(s *midi.Score) *Stream { return NewStream(b.newSyn(), s) }
 func (b *base) Render(ctx context.Context, s *midi.Score) (*PCM, error) {
+	if err := CheckScore(s); err != nil {
+		return nil, fmt.Errorf("synth: render: %w", err)
+	}
 	return RenderStream(ctx, b.Stream(s), nil)
 }
 
