@@ -34,6 +34,8 @@ func TestRunRejectsBadOptions(t *testing.T) {
 		{func(o *Options) { o.WeightDecay = -0.5 }, "weight-decay -0.5"},
 		{func(o *Options) { o.Steps = -3 }, "steps -3"},
 		{func(o *Options) { o.MinLR = 1 }, "min-lr 1 outside 0 to 0.003"},
+		{func(o *Options) { o.Prefetch = 65 }, "prefetch 65 outside 1 to 64"},
+		{func(o *Options) { o.LoaderWorkers = 65 }, "loader-workers 65 outside 1 to 64"},
 	} {
 		o := baseOpts(t.TempDir())
 		c.edit(&o)

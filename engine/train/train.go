@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -47,6 +46,13 @@ type Options struct {
 	SplitSeed uint64
 	OutDir    string // checkpoint.safetensors and the model files go here
 	Resume    bool   // continue from OutDir/checkpoint.safetensors
+	// Overwrite lets a fresh run (not Resume) replace the checkpoint
+	// OutDir holds; without it the run is refused (ErrCheckpointExists).
+	Overwrite bool
+	// Claim is OutDir as the caller claimed it (ClaimDir with these
+	// options) to write there before the run; it stays the caller's to
+	// release. Nil: Run claims OutDir itself for the run's length.
+	Claim *Claim
 
 	// OnStep receives an event after every step (and validations).
 	OnStep func(Event)
@@ -204,8 +210,14 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 	if o.OutDir == "" {
 		return Result{}, errors.New("train: no output folder")
 	}
-	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
-		return Result{}, fmt.Errorf("train: %w", err)
+	if o.Claim == nil { // one run per folder, and none over a checkpoint unasked
+		c, err := ClaimDir(o.OutDir, o.Steps, o.Resume, o.Overwrite)
+		if err != nil {
+			return Result{}, err
+		}
+		defer c.Release()
+	} else if filepath.Clean(o.Claim.Dir) != filepath.Clean(o.OutDir) {
+		return Result{}, fmt.Errorf("train: the claim of %s does not cover the output folder %s", o.Claim.Dir, o.OutDir)
 	}
 	atomicfile.CleanStale(o.OutDir) // checkpoints and model files a killed run left half-written
 	splitSeed := o.SplitSeed
@@ -233,6 +245,9 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		if err := loadCheckpoint(filepath.Join(o.OutDir, CheckpointFile), m, mBuf, vBuf, &st, o); err != nil {
 			return Result{}, err
 		}
+		if st.Step >= o.Steps { // a run of no steps would report a loss of 0
+			return Result{}, noStepsLeft(o.OutDir, st.Step)
+		}
 	}
 	res := Result{Params: n, StartStep: st.Step, TrainPieces: trainSplit.Pieces(), ValPieces: valSplit.Pieces(), ValLoss: math.NaN(), BestValLoss: st.BestValLoss}
 
@@ -244,7 +259,7 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 	per := (o.Prefetch + W - 1) / W
 	lctx, stop := context.WithCancel(ctx)
 	queues := make([]chan *batch, W)
-	nbuf := W*per + W + 2 // queued, being filled, the current batch and the one prefetched
+	nbuf := loaderBuffers(W, o.Prefetch) // queued, being filled, the current batch and the one prefetched
 	free := make(chan *batch, nbuf)
 	for i := 0; i < nbuf; i++ {
 		free <- &batch{inputs: make([]int32, B*T), targets: make([]int32, B*T)}

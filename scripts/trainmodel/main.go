@@ -41,6 +41,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the examples")
 	splitSeed := flag.Uint64("split-seed", 0, "seed of the validation split (0: --seed); keep the first run's when continuing with --init and a new --seed")
 	resume := flag.Bool("resume", false, "continue from OUT/checkpoint.safetensors")
+	overwrite := flag.Bool("overwrite", false, "start again over the checkpoint OUT holds (refused without --resume or this)")
 	initDir := flag.String("init", "", "start from this model folder's weights (e.g. assets/model) instead of a fresh initialization: a longer run that goes on from the shipped model with a new schedule")
 	export := flag.String("export", "", "export this model folder in float16 to --to, then exit")
 	to := flag.String("to", "assets/model", "export destination")
@@ -76,7 +77,7 @@ func main() {
 	c := config{Data: *data, Out: *out, Preset: *preset, Init: *initDir, Device: *dev, Precision: *precision, Cond: co,
 		Train: train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen, LR: *lr, Warmup: *warmup, WeightDecay: 0.1, Clip: 1,
 			ValEvery: *valEvery, ValFrac: valFrac, ValBatches: 8, Checkpoint: *ckEvery, Seed: *seed, SplitSeed: *splitSeed,
-			Resume: *resume, LoaderWorkers: *loaders, Prefetch: *prefetch}}
+			Resume: *resume, Overwrite: *overwrite, LoaderWorkers: *loaders, Prefetch: *prefetch}}
 	if _, err := run(ctx, c, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "trainmodel:", err)
 		os.Exit(1)

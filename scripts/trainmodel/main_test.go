@@ -169,6 +169,7 @@ func TestLoaderDefaults(t *testing.T) {
 		{true, 16, 5, 0, 5, 5},
 		{true, 16, 0, 3, 12, 3},
 		{false, 16, 4, 9, 4, 9},
+		{true, 192, 0, 0, 64, 64}, // cores*3/4 would be 144: more than train.MaxLoaderWorkers
 	} {
 		w, p := loaderDefaults(c.gpu, c.cores, c.workers, c.prefetch)
 		if w != c.wantWorkers || p != c.wantPrefetch {

@@ -42,19 +42,20 @@ type config struct {
 // ~40 ms and the examples (window search, key estimation, re-voicing) are
 // built on the host, so three quarters of the cores build batches, one
 // queued ahead per worker: on the H100 machine's 16 cores, 12 workers kept
-// the GPU fed at 398 k tokens/s (../shared/gpu, 2026-11-27). An explicit
-// value (> 0) is kept.
+// the GPU fed at 398 k tokens/s (../shared/gpu, 2026-11-27); on a machine
+// of more than 85 cores that stays within train.MaxLoaderWorkers. An
+// explicit value (> 0) is kept (train.Run checks it).
 func loaderDefaults(gpu bool, cores, workers, prefetch int) (int, int) {
 	if workers <= 0 {
 		workers = 1
 		if gpu {
-			workers = max(1, cores*3/4)
+			workers = min(max(1, cores*3/4), train.MaxLoaderWorkers)
 		}
 	}
 	if prefetch <= 0 {
 		prefetch = 2
 		if gpu {
-			prefetch = max(2, workers)
+			prefetch = min(max(2, workers), train.MaxPrefetch)
 		}
 	}
 	return workers, prefetch
@@ -106,9 +107,15 @@ func run(ctx context.Context, c config, w io.Writer) (train.Result, error) {
 	} else {
 		m.Config.KeyFrame = ""
 	}
-	if err := os.MkdirAll(c.Out, 0o755); err != nil {
+	// The folder is claimed before vocab.json and log.jsonl are written:
+	// one run per folder, none over a checkpoint unless --resume or
+	// --overwrite.
+	claim, err := train.ClaimDir(c.Out, o.Steps, o.Resume, o.Overwrite)
+	if err != nil {
 		return train.Result{}, err
 	}
+	defer claim.Release()
+	o.Claim = claim
 	if err := v.Save(filepath.Join(c.Out, gpt.VocabFile)); err != nil {
 		return train.Result{}, err
 	}
