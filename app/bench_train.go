@@ -230,17 +230,39 @@ type TrainBench struct {
 	Speedup float64        `json:"speedup,omitempty"` // second over first
 }
 
+// Limits of `amt bench train`: the events of every measured step are kept
+// to average, and each round trains every configuration again.
+const (
+	MaxBenchTrainSteps = 10_000 // --steps and --warmup
+	MaxBenchRounds     = 100
+)
+
 // BenchTrain trains each configuration for warmup+steps steps on the same
 // data, model and seed, and measures the steps after the warm-up; with
 // rounds > 1 the configurations take turns that many times (so a busy
 // machine's noise falls on both) and each one's best round is kept.
+// context_ 0 is the preset's default (TrainSpec). Every number and every
+// configuration is checked before the first run (usage errors).
 func BenchTrain(ctx context.Context, data, preset string, context_, steps, warmup, rounds int, seed uint64, cfgs []TrainBenchConfig) (TrainBench, error) {
-	rounds = max(1, rounds)
+	if err := FirstError(IntIn("steps", steps, 1, MaxBenchTrainSteps), IntIn("warmup", warmup, 0, MaxBenchTrainSteps),
+		IntIn("rounds", rounds, 1, MaxBenchRounds)); err != nil {
+		return TrainBench{}, err
+	}
+	specs := make([]TrainSpec, len(cfgs))
+	for i, c := range cfgs {
+		specs[i] = benchSpec(data, preset, context_, steps, warmup, seed, c)
+		if err := specs[i].Validate(); err != nil {
+			return TrainBench{}, fmt.Errorf("bench train: configuration %d (%s): %w", i+1, c, err)
+		}
+	}
+	if len(specs) > 0 {
+		context_ = specs[0].Context
+	}
 	r := TrainBench{Data: data, Preset: preset, Context: context_, Steps: steps, Warmup: warmup, Rounds: rounds}
 	r.Runs = make([]TrainFigures, len(cfgs))
 	for round := 0; round < rounds; round++ {
 		for i, c := range cfgs {
-			f, err := benchTrainOnce(ctx, data, preset, context_, steps, warmup, seed, c)
+			f, err := benchTrainOnce(ctx, specs[i], warmup, c)
 			if err != nil {
 				return r, fmt.Errorf("bench train: configuration %d (%s): %w", i+1, c, err)
 			}
@@ -262,7 +284,18 @@ func BenchTrain(ctx context.Context, data, preset string, context_, steps, warmu
 	return r, nil
 }
 
-func benchTrainOnce(ctx context.Context, data, preset string, context_, steps, warmup int, seed uint64, c TrainBenchConfig) (TrainFigures, error) {
+// benchSpec is the training run that measures c: validation and the
+// checkpoint only at the end.
+func benchSpec(data, preset string, context_, steps, warmup int, seed uint64, c TrainBenchConfig) TrainSpec {
+	spec := DefaultTrainSpec()
+	spec.Data, spec.Preset, spec.Context, spec.Seed = data, preset, context_, seed
+	spec.Steps, spec.ValEvery, spec.CheckpointEvery = warmup+steps, 0, 0
+	spec.Batch, spec.Accum, spec.Prefetch, spec.LoaderWorkers = c.Batch, c.Accum, c.Prefetch, c.LoaderWorkers
+	spec.Workers, spec.Device, spec.Precision = c.Threads, c.Device, c.Precision
+	return spec.withDefaults()
+}
+
+func benchTrainOnce(ctx context.Context, spec TrainSpec, warmup int, c TrainBenchConfig) (TrainFigures, error) {
 	if err := ctx.Err(); err != nil {
 		return TrainFigures{}, err
 	}
@@ -275,11 +308,7 @@ func benchTrainOnce(ctx context.Context, data, preset string, context_, steps, w
 		return TrainFigures{}, err
 	}
 	defer forget()
-	spec := DefaultTrainSpec()
-	spec.Data, spec.Out, spec.Preset, spec.Context, spec.Seed = data, out, preset, context_, seed
-	spec.Steps, spec.ValEvery, spec.CheckpointEvery = warmup+steps, 0, 0 // validation and checkpoint only at the end
-	spec.Batch, spec.Accum, spec.Prefetch, spec.LoaderWorkers = c.Batch, c.Accum, c.Prefetch, c.LoaderWorkers
-	spec.Workers, spec.Device, spec.Precision = c.Threads, c.Device, c.Precision
+	spec.Out = out
 	var events []train.Event
 	device := ""
 	_, err = TrainModel(ctx, spec, func(s TrainStart) { device = s.Device }, func(e train.Event) {
@@ -291,7 +320,7 @@ func benchTrainOnce(ctx context.Context, data, preset string, context_, steps, w
 	if err != nil {
 		return TrainFigures{}, err
 	}
-	f := figuresOf(events, c.Batch*context_*c.Accum)
+	f := figuresOf(events, c.Batch*spec.Context*c.Accum)
 	f.Config, f.Device = c.String(), device
 	return f, nil
 }

@@ -14,10 +14,26 @@ import (
 )
 
 // ErrBadDevice is returned for a --device value that names no backend.
+// The error wraps ErrUsage too: a name no backend has is the caller's
+// mistake (exit 2), not the machine's.
 var ErrBadDevice = errors.New("unknown device")
 
 // DeviceNames are the accepted --device values.
 func DeviceNames() []string { return device.Names() }
+
+// CheckDevice returns the error of an unknown --device value (ErrBadDevice,
+// a usage error) before any work; "gpu" is "cuda".
+func CheckDevice(name string) error {
+	switch name = strings.ToLower(strings.TrimSpace(name)); name {
+	case "", "cpu", "gpu", "cuda", "auto":
+		return nil
+	}
+	return badDevice(name)
+}
+
+func badDevice(name string) error {
+	return fmt.Errorf("%w: device %q: %w (one of %s)", ErrUsage, name, ErrBadDevice, strings.Join(DeviceNames(), ", "))
+}
 
 // OpenDevice opens the compute backend a --device value asks for: "" or
 // "cpu" (with workers > 0, a CPU backend of that many workers), "cuda"
@@ -35,7 +51,7 @@ func OpenDevice(name string, workers int) (nn.Backend, nn.Choice, error) {
 		name = "cuda"
 	case "auto", "cuda":
 	default:
-		return nil, nn.Choice{}, fmt.Errorf("device %q: %w (one of %s)", name, ErrBadDevice, strings.Join(DeviceNames(), ", "))
+		return nil, nn.Choice{}, badDevice(name)
 	}
 	be, ch, err := device.Open(name)
 	if err != nil {
@@ -88,7 +104,7 @@ func OpenDeviceWith(name string, workers int, precision string) (nn.Backend, nn.
 		return nil, nn.Choice{}, fmt.Errorf("%w: precision %s applies to the GPU; the CPU computes in fp32", ErrUsage, precision)
 	case "gpu", "cuda", "auto":
 	default:
-		return nil, nn.Choice{}, fmt.Errorf("device %q: %w (one of %s)", name, ErrBadDevice, strings.Join(DeviceNames(), ", "))
+		return nil, nn.Choice{}, badDevice(name)
 	}
 	o, err := cuda.OptionsFromEnv()
 	if err != nil {

@@ -96,7 +96,10 @@ func (s TrainSpec) Validate() error {
 		IntIn("val-every", s.ValEvery, 0, train.MaxSteps),
 		FloatIn("val-frac", s.ValFrac, 0, 0.5),
 		IntIn("checkpoint-every", s.CheckpointEvery, 0, train.MaxSteps),
-		IntIn("workers", s.Workers, 0, 1024))
+		IntIn("workers", s.Workers, 0, MaxTrainWorkers),
+		IntIn("prefetch", s.Prefetch, 0, train.MaxPrefetch), // 0: engine/train's default
+		IntIn("loader-workers", s.LoaderWorkers, 0, train.MaxLoaderWorkers),
+		CheckDevice(s.Device))
 	if err != nil {
 		return err
 	}
@@ -105,6 +108,13 @@ func (s TrainSpec) Validate() error {
 	}
 	if n := int64(s.Batch) * int64(s.Context); n > train.MaxBatchTokens {
 		return fmt.Errorf("%w: --batch %d × --context %d = %d tokens a micro-batch: allowed at most %d", ErrUsage, s.Batch, s.Context, n, train.MaxBatchTokens)
+	}
+	positions, err := presetPositions(s.Preset) // app/train_job.go
+	if err != nil {
+		return err
+	}
+	if s.Context > positions {
+		return fmt.Errorf("%w: --context %d: the %s preset has %d positions (allowed 2 to %d)", ErrUsage, s.Context, s.Preset, positions, positions)
 	}
 	return nil
 }

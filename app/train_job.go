@@ -40,6 +40,9 @@ type TrainSpec struct {
 	CheckpointEvery int     `json:"checkpoint_every"`
 	Seed            uint64  `json:"seed"`
 	Resume          bool    `json:"-"`
+	// Overwrite lets a fresh run replace the checkpoint Out holds (else it
+	// is refused: ErrUsage wrapping train.ErrCheckpointExists).
+	Overwrite bool `json:"-"`
 	// Workers of the CPU backend; 0: one per core.
 	Workers int `json:"workers"`
 	// Device is a --device value (OpenDevice): "cpu" (""), "cuda" ("gpu"),
@@ -51,6 +54,65 @@ type TrainSpec struct {
 	// building them (0: train's defaults, 2 and 1).
 	Prefetch      int `json:"prefetch,omitempty"`
 	LoaderWorkers int `json:"loader_workers,omitempty"`
+
+	claim *train.Claim // Out, claimed by a TrainJob before its goroutine starts
+}
+
+// Defaults and limits of a training spec besides engine/train's.
+const (
+	// DefaultTrainContext is the context (tokens per sequence) when none
+	// is given, or the preset's positions where fewer (tiny: 128).
+	DefaultTrainContext = 256
+	// MaxTrainWorkers bounds the CPU backend's workers (--threads of
+	// bench train): more goroutines than any workstation has cores.
+	MaxTrainWorkers = 1024
+	// engine/train's limits, named for the front ends.
+	MaxSteps         = train.MaxSteps
+	MaxBatch         = train.MaxBatch
+	MaxAccum         = train.MaxAccum
+	MaxPrefetch      = train.MaxPrefetch
+	MaxLoaderWorkers = train.MaxLoaderWorkers
+)
+
+// withDefaults fills what a spec may leave 0: the warm-up (steps/20) and
+// the context (DefaultTrainContext, or the preset's positions where
+// fewer, so that `amt train --preset tiny` needs no --context).
+func (s TrainSpec) withDefaults() TrainSpec {
+	if s.Warmup == 0 {
+		s.Warmup = max(1, s.Steps/20)
+	}
+	if s.Context == 0 {
+		s.Context = DefaultTrainContext
+		if p, err := presetPositions(s.Preset); err == nil {
+			s.Context = min(s.Context, p)
+		}
+	}
+	return s
+}
+
+// presetPositions is the most positions (the longest context) of a model
+// preset.
+func presetPositions(preset string) (int, error) {
+	c, err := gpt.Preset(preset, 1024) // the vocabulary does not change the positions
+	if err != nil {
+		return 0, fmt.Errorf("%w: --preset: %v", ErrUsage, err)
+	}
+	return c.NPositions, nil
+}
+
+// claimOut takes spec.Out for one run (train.ClaimDir): another run
+// writing there is a failure naming its PID; a fresh run over a
+// checkpoint and a resume with no steps left are usage errors saying what
+// to pass.
+func claimOut(spec TrainSpec) (*train.Claim, error) {
+	c, err := train.ClaimDir(spec.Out, spec.Steps, spec.Resume, spec.Overwrite)
+	switch {
+	case errors.Is(err, train.ErrCheckpointExists):
+		return nil, fmt.Errorf("%w: %w; --resume continues it, --overwrite starts again", ErrUsage, err)
+	case errors.Is(err, train.ErrNoStepsLeft):
+		return nil, fmt.Errorf("%w: --steps %d: %w", ErrUsage, spec.Steps, err)
+	}
+	return c, err
 }
 
 // ErrNoGPUBackend is returned when a run asks for the GPU and the CUDA
@@ -79,14 +141,21 @@ func DefaultTrainSpec() TrainSpec {
 // that ended the run (context.Canceled when stopped; a checkpoint was
 // written first).
 func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), onStep func(train.Event)) (*TrainResult, error) {
-	if spec.Warmup == 0 {
-		spec.Warmup = max(1, spec.Steps/20)
-	}
+	spec = spec.withDefaults()
 	if err := spec.Validate(); err != nil { // app/limits.go
 		return nil, err
 	}
 	if err := CheckOutputDir(spec.Out); err != nil { // app/output.go: before any work
 		return nil, fmt.Errorf("train: %w", err)
+	}
+	claim := spec.claim
+	if claim == nil { // before any work and before vocab.json is written
+		c, err := claimOut(spec)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		claim = c
 	}
 	v, err := trainVocab(spec.Data)
 	if err != nil {
@@ -107,19 +176,18 @@ func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), o
 		return nil, fmt.Errorf("train: %w", err)
 	}
 	defer be.Close()
+	need := train.LoaderBytes(spec.Batch, spec.Context, spec.LoaderWorkers, spec.Prefetch) // host memory on any device
 	if choice.Name == "cpu" {
-		if err := checkMemory(fmt.Sprintf("training %s at batch %d × context %d", spec.Preset, spec.Batch, spec.Context), cfg.TrainBytes(spec.Batch, spec.Context)); err != nil {
-			return nil, fmt.Errorf("train: %w", err)
-		}
+		need += cfg.TrainBytes(spec.Batch, spec.Context)
+	}
+	if err := checkMemory(fmt.Sprintf("training %s at batch %d × context %d", spec.Preset, spec.Batch, spec.Context), need); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
 	}
 	m, err := gpt.New(be, cfg)
 	if err != nil {
 		return nil, err
 	}
 	m.Init(spec.Seed)
-	if err := os.MkdirAll(spec.Out, 0o755); err != nil {
-		return nil, err
-	}
 	if err := v.Save(filepath.Join(spec.Out, gpt.VocabFile)); err != nil {
 		return nil, err
 	}
@@ -129,7 +197,7 @@ func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), o
 	opts := train.Options{Steps: spec.Steps, Batch: spec.Batch, Context: spec.Context, Accum: spec.Accum, LR: spec.LR,
 		MinLR: spec.MinLR, Warmup: spec.Warmup, WeightDecay: spec.WeightDecay, Clip: spec.Clip, ValEvery: spec.ValEvery,
 		ValFrac: spec.ValFrac, Checkpoint: spec.CheckpointEvery, Seed: spec.Seed, OutDir: spec.Out, Resume: spec.Resume,
-		Prefetch: spec.Prefetch, LoaderWorkers: spec.LoaderWorkers, OnStep: onStep}
+		Overwrite: spec.Overwrite, Claim: claim, Prefetch: spec.Prefetch, LoaderWorkers: spec.LoaderWorkers, OnStep: onStep}
 	res, runErr := train.Run(ctx, m, ds, opts)
 	if runErr != nil && res.Steps == 0 {
 		return nil, runErr
@@ -208,14 +276,14 @@ func (s *Studio) StartTraining(cfg TrainJobConfig) (*TrainJob, error) {
 	if cfg.Project == "" {
 		cfg.Project = DefaultProject
 	}
+	if err := CheckDevice(cfg.Spec.Device); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
 	switch d := strings.ToLower(cfg.Spec.Device); d {
-	case "", "cpu", "auto":
 	case "cuda", "gpu":
 		if ok, why := GPUAvailable(); !ok {
 			return nil, fmt.Errorf("train: device %s: %w: %s", d, ErrNoGPUBackend, why)
 		}
-	default:
-		return nil, fmt.Errorf("train: device %q: %w (one of %s)", d, ErrBadDevice, strings.Join(DeviceNames(), ", "))
 	}
 	list, err := ListDatasets(s.Store, cfg.Project)
 	if err != nil {
@@ -235,12 +303,20 @@ func (s *Studio) StartTraining(cfg TrainJobConfig) (*TrainJob, error) {
 	}
 	cfg.Spec.Data = ds.ShardDir
 	run := &storage.TrainRun{ProjectID: ds.ProjectID, DatasetID: ds.ID, Status: storage.RunRunning, Started: time.Now().UTC()}
+	var claim *train.Claim
+	var claimErr error
 	err = s.Store.Update(func(tx *bolt.Tx) error {
 		if err := storage.PutTrainRun(tx, run); err != nil {
 			return err
 		}
 		run.ModelDir = fmt.Sprintf("%s/run-%06d", storage.ModelsDir, run.ID)
 		cfg.Spec.Out = s.Store.Abs(run.ModelDir)
+		// The run's folder is claimed before the run is recorded: a
+		// folder left by a store that was lost, holding a checkpoint, is
+		// refused (the window shows why) and no record is left.
+		if claim, claimErr = claimOut(cfg.Spec); claimErr != nil {
+			return claimErr
+		}
 		c, err := json.Marshal(cfg)
 		if err != nil {
 			return err
@@ -249,10 +325,14 @@ func (s *Studio) StartTraining(cfg TrainJobConfig) (*TrainJob, error) {
 		return storage.PutTrainRun(tx, run)
 	})
 	if err != nil {
+		claim.Release()
+		if claimErr != nil {
+			return nil, claimErr
+		}
 		return nil, fmt.Errorf("train: record run: %w", err)
 	}
 	j := &TrainJob{s: s, RunID: run.ID, ModelDir: cfg.Spec.Out, cfg: cfg, events: make(chan TrainUpdate, 256)}
-	j.start(false)
+	j.start(false, claim)
 	return j, nil
 }
 
@@ -272,12 +352,27 @@ func (s *Studio) ResumeTraining(runID uint64) (*TrainJob, error) {
 		return nil, fmt.Errorf("resume run %d: config: %w", runID, err)
 	}
 	cfg.Spec.Out = s.Store.Abs(run.ModelDir)
-	if _, err := os.Stat(filepath.Join(cfg.Spec.Out, train.CheckpointFile)); err != nil {
-		return nil, fmt.Errorf("resume run %d: no checkpoint: %w", runID, err)
-	}
 	j := &TrainJob{s: s, RunID: run.ID, ModelDir: cfg.Spec.Out, cfg: cfg, events: make(chan TrainUpdate, 256)}
-	j.start(true)
+	claim, err := j.claim()
+	if err != nil {
+		return nil, err
+	}
+	j.start(true, claim)
 	return j, nil
+}
+
+// claim takes the run's folder to resume it from its checkpoint: the
+// checkpoint must be there, below the run's steps, and no other run
+// (another job of this process, `amt train` in another) may be writing
+// the folder.
+func (j *TrainJob) claim() (*train.Claim, error) {
+	spec := j.cfg.Spec
+	spec.Resume = true
+	c, err := claimOut(spec)
+	if err != nil {
+		return nil, fmt.Errorf("resume run %d: %w", j.RunID, err)
+	}
+	return c, nil
 }
 
 // Resumable reports whether a stored run can be resumed.
@@ -316,7 +411,9 @@ func (j *TrainJob) setStatus(status, errText string, res *TrainResult) {
 	})
 }
 
-func (j *TrainJob) start(resume bool) {
+// start runs a segment of the job in its own goroutine on the folder
+// claimed for it, which the segment releases as it ends.
+func (j *TrainJob) start(resume bool, claim *train.Claim) {
 	ctx, cancel := context.WithCancel(context.Background())
 	j.mu.Lock()
 	j.cancel, j.end, j.running = cancel, "", true
@@ -327,7 +424,7 @@ func (j *TrainJob) start(resume bool) {
 		j.setStatus(storage.RunRunning, "", nil)
 	}
 	spec := j.cfg.Spec
-	spec.Resume = resume
+	spec.Resume, spec.claim = resume, claim
 	go func() {
 		defer close(done)
 		defer cancel()
@@ -367,6 +464,7 @@ func (j *TrainJob) start(resume bool) {
 			j.send(TrainUpdate{Kind: "step", Step: e, ETA: eta, Elapsed: el}, false)
 		}
 		res, err := TrainModel(ctx, spec, onStart, onStep)
+		claim.Release() // before the end is told: a Resume that follows claims the folder again
 		flush()
 		ForgetModel(j.ModelDir)
 		j.mu.Lock()
@@ -418,10 +516,11 @@ func (j *TrainJob) Resume() error {
 	if running {
 		return errors.New("train: the run is already running")
 	}
-	if _, err := os.Stat(filepath.Join(j.ModelDir, train.CheckpointFile)); err != nil {
-		return fmt.Errorf("resume run %d: no checkpoint: %w", j.RunID, err)
+	claim, err := j.claim()
+	if err != nil {
+		return err
 	}
-	j.start(true)
+	j.start(true, claim)
 	return nil
 }
 

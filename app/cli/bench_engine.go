@@ -8,6 +8,13 @@ import (
 	"github.com/amtstudio/amt/app"
 )
 
+// Limits of `amt bench engine`: time, not memory (a small-preset step is
+// about a second on a CPU; every figure is measured --repeat times).
+const (
+	maxEngineRepeat = 100
+	maxEngineSteps  = 1000
+)
+
 func init() {
 	c := &Command{
 		Name:    "engine",
@@ -23,7 +30,10 @@ func init() {
 		if _, err := ParseInterleaved(fs, args); err != nil {
 			return err
 		}
-		r, err := app.BenchEngine(ctx, max(1, *repeat), max(1, *steps), *dev)
+		if err := app.FirstError(app.IntIn("repeat", *repeat, 1, maxEngineRepeat), app.IntIn("steps", *steps, 1, maxEngineSteps), app.CheckDevice(*dev)); err != nil {
+			return err
+		}
+		r, err := app.BenchEngine(ctx, *repeat, *steps, *dev)
 		if err != nil {
 			return err
 		}

@@ -21,27 +21,30 @@ func parseTrainBenchConfig(s string, def app.TrainBenchConfig) (app.TrainBenchCo
 			return c, fmt.Errorf("%w: configuration %q: %q is not key=value", ErrUsage, s, f)
 		}
 		k = strings.ToLower(strings.TrimSpace(k))
-		num := func(min int) (int, error) {
+		num := func(lo, hi int) (int, error) {
 			n, err := strconv.Atoi(v)
-			if err != nil || n < min {
-				return 0, fmt.Errorf("%w: configuration %q: %s=%q: give a whole number ≥ %d", ErrUsage, s, k, v, min)
+			if err != nil || n < lo || n > hi {
+				return 0, fmt.Errorf("%w: configuration %q: %s=%q: give a whole number from %d to %d", ErrUsage, s, k, v, lo, hi)
 			}
 			return n, nil
 		}
 		var err error
 		switch k {
 		case "batch":
-			c.Batch, err = num(1)
+			c.Batch, err = num(1, app.MaxBatch)
 		case "accum":
-			c.Accum, err = num(1)
+			c.Accum, err = num(1, app.MaxAccum)
 		case "prefetch":
-			c.Prefetch, err = num(1)
+			c.Prefetch, err = num(1, app.MaxPrefetch)
 		case "loaders", "loader-workers", "loader_workers":
-			c.LoaderWorkers, err = num(1)
+			c.LoaderWorkers, err = num(1, app.MaxLoaderWorkers)
 		case "threads", "workers":
-			c.Threads, err = num(0)
+			c.Threads, err = num(0, app.MaxTrainWorkers)
 		case "device":
 			c.Device = strings.ToLower(v)
+			if err := app.CheckDevice(v); err != nil {
+				return c, fmt.Errorf("configuration %q: %w", s, err)
+			}
 		case "precision":
 			c.Precision = strings.ToLower(v)
 		default:
@@ -57,7 +60,7 @@ func parseTrainBenchConfig(s string, def app.TrainBenchConfig) (app.TrainBenchCo
 func init() {
 	c := &Command{
 		Name:  "train",
-		Usage: "bench train --data DIR [--preset small] [--context 256] [--steps 10] [--warmup 2] [--rounds N] [--json] [--compare] [CONFIG [CONFIG]]",
+		Usage: "bench train --data DIR [--preset small] [--context T] [--steps 10] [--warmup 2] [--rounds N] [--json] [--compare] [CONFIG [CONFIG]]",
 		Summary: "training speed of one configuration, or of two on the same data with --compare (tokens/s, stage times, speed-up); " +
 			"CONFIG is key=value pairs: batch, accum, prefetch, loaders, threads, device, precision (e.g. \"batch=8 accum=2 device=cuda precision=bf16\")",
 	}
@@ -65,10 +68,10 @@ func init() {
 		fs := NewFlags(env, c)
 		data := fs.String("data", "", "folder of token shards (NAME.bin + NAME.idx, vocab.json) or MIDI files")
 		preset := fs.String("preset", "small", "model size")
-		ctxLen := fs.Int("context", 256, "tokens per sequence (T)")
-		steps := fs.Int("steps", 10, "steps measured per configuration")
+		ctxLen := fs.Int("context", 0, fmt.Sprintf("tokens per sequence (T); default %d, or the preset's positions where fewer", app.DefaultTrainContext))
+		steps := fs.Int("steps", 10, fmt.Sprintf("steps measured per configuration (at most %d)", app.MaxBenchTrainSteps))
 		warmup := fs.Int("warmup", 2, "steps run first and left out of the figures")
-		rounds := fs.Int("rounds", 1, "configurations take turns this many times; each one's best round is reported")
+		rounds := fs.Int("rounds", 1, fmt.Sprintf("configurations take turns this many times; each one's best round is reported (at most %d)", app.MaxBenchRounds))
 		seed := fs.Uint64("seed", 1, "seed of initialization and batches (the same for every configuration)")
 		compare := fs.Bool("compare", false, "measure two configurations and the speed-up of the second over the first")
 		jsonOut := fs.Bool("json", false, "print JSON")
@@ -78,9 +81,6 @@ func init() {
 		}
 		if *data == "" {
 			return fmt.Errorf("%w: --data is required", ErrUsage)
-		}
-		if *steps < 1 || *warmup < 0 || *ctxLen < 1 {
-			return fmt.Errorf("%w: --steps ≥ 1, --warmup ≥ 0 and --context ≥ 1 (got %d, %d, %d)", ErrUsage, *steps, *warmup, *ctxLen)
 		}
 		want := 1
 		if *compare {

@@ -530,7 +530,7 @@ func TestSignalsStopLongCommands(t *testing.T) {
 				t.Error("a report was saved")
 			}
 		}},
-		{"bench train", syscall.SIGTERM, 1500 * time.Millisecond, []string{"bench", "train", "--data", shard, "--steps", "1000000", "--preset", "tiny", "--context", "32"}, nil},
+		{"bench train", syscall.SIGTERM, 1500 * time.Millisecond, []string{"bench", "train", "--data", shard, "--steps", "10000", "--preset", "tiny", "--context", "32"}, nil}, // app.MaxBenchTrainSteps
 		{"bench synth", syscall.SIGINT, time.Second, []string{"bench", "synth", "--file", long, "--min-seconds", "60"}, nil},
 		{"bench engine", syscall.SIGTERM, time.Second, []string{"bench", "engine", "--repeat", "100"}, nil},
 		{"datasets export", syscall.SIGTERM, 1500 * time.Millisecond, []string{"datasets", "--project", "x", "--home", exHome, "--export-examples", p("ex"),

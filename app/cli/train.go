@@ -13,7 +13,7 @@ import (
 func init() {
 	c := &Command{
 		Name:    "train",
-		Usage:   "train --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T] [--device cpu|cuda|auto] [--precision bf16|tf32|fp32] [--resume] [--json] [--profile DIR]",
+		Usage:   "train --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T] [--device cpu|cuda|auto] [--precision bf16|tf32|fp32] [--resume | --overwrite] [--json] [--profile DIR]",
 		Summary: "train the GPT model on token shards or MIDI files, on the CPU or a CUDA GPU (--device)",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -23,7 +23,7 @@ func init() {
 		preset := fs.String("preset", "small", "model size: "+strings.Join(app.ModelPresets(), ", "))
 		steps := fs.Int("steps", 1000, "optimizer steps in all")
 		batch := fs.Int("batch", 8, "sequences per micro-batch (B)")
-		context_ := fs.Int("context", 256, "tokens per sequence (T)")
+		context_ := fs.Int("context", 0, fmt.Sprintf("tokens per sequence (T); default %d, or the preset's positions where fewer (tiny: 128)", app.DefaultTrainContext))
 		accum := fs.Int("accum", 1, "micro-batches accumulated per step")
 		lr := fs.Float64("lr", 1e-3, "peak learning rate")
 		minLR := fs.Float64("min-lr", 0, "final learning rate (default lr/10)")
@@ -36,18 +36,25 @@ func init() {
 		logEvery := fs.Int("log-every", 1, "print every N steps")
 		seed := fs.Uint64("seed", 1, "seed of initialization, split and batches")
 		resume := fs.Bool("resume", false, "continue from OUT/checkpoint.safetensors")
+		overwrite := fs.Bool("overwrite", false, "start again over the checkpoint OUT holds (without it or --resume, such a run is refused)")
 		jsonOut := fs.Bool("json", false, "JSON line per logged step and a final JSON object")
 		profile := fs.String("profile", "", "write cpu.pprof and trace.out into this folder")
 		dev := fs.String("device", "cpu", deviceFlagHelp)
 		precision := fs.String("precision", "", "GPU matrix products: bf16 (default), tf32 or fp32")
-		prefetch := fs.Int("prefetch", 2, "batches the loader keeps ready")
-		loaders := fs.Int("loader-workers", 1, "goroutines building batches")
+		prefetch := fs.Int("prefetch", 2, fmt.Sprintf("batches the loader keeps ready (at most %d)", app.MaxPrefetch))
+		loaders := fs.Int("loader-workers", 1, fmt.Sprintf("goroutines building batches (at most %d)", app.MaxLoaderWorkers))
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
 		}
 		if len(pos) > 0 || *data == "" || *out == "" {
 			return fmt.Errorf("%w: --data and --out are required, no positional arguments", ErrUsage)
+		}
+		if *resume && *overwrite {
+			return fmt.Errorf("%w: --resume continues the checkpoint, --overwrite replaces it: one at a time", ErrUsage)
+		}
+		if err := app.IntIn("log-every", *logEvery, 1, app.MaxSteps); err != nil {
+			return err
 		}
 		if *warmup == 0 {
 			*warmup = max(1, *steps/20)
@@ -64,7 +71,7 @@ func init() {
 		enc := json.NewEncoder(w)
 		spec := app.TrainSpec{Data: *data, Out: *out, Preset: *preset, Steps: *steps, Batch: *batch, Context: *context_,
 			Accum: *accum, LR: *lr, MinLR: *minLR, Warmup: *warmup, WeightDecay: *wd, Clip: *clip, ValEvery: *valEvery,
-			ValFrac: *valFrac, CheckpointEvery: *ckEvery, Seed: *seed, Resume: *resume, Device: *dev, Precision: *precision,
+			ValFrac: *valFrac, CheckpointEvery: *ckEvery, Seed: *seed, Resume: *resume, Overwrite: *overwrite, Device: *dev, Precision: *precision,
 			Prefetch: *prefetch, LoaderWorkers: *loaders}
 		onStart := func(i app.TrainStart) {
 			if !*jsonOut {
@@ -73,7 +80,7 @@ func init() {
 			}
 		}
 		onStep := func(e app.TrainEvent) {
-			if e.Step%max(1, *logEvery) != 0 && e.ValLoss == nil && e.Step != e.Steps {
+			if e.Step%*logEvery != 0 && e.ValLoss == nil && e.Step != e.Steps {
 				return
 			}
 			if *jsonOut {
