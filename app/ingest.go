@@ -250,6 +250,7 @@ func fillRun(run *storage.IngestRun, rep *pipeline.Report) {
 	run.Files, run.Processed, run.OK, run.Failed = rep.Files, rep.Processed, rep.OK, rep.Failed
 	run.Unchanged, run.Removed, run.Seconds = rep.Unchanged, rep.Removed, rep.Seconds
 	run.Rebarred, run.RebarredFiles = rep.Rebarred, rep.RebarredFiles
+	run.CacheRebuilt, run.CacheNotes = rep.CacheRebuilt, rep.CacheNotes
 	run.Bottleneck, run.Suggestions = rep.Bottleneck, rep.Suggestions
 	run.Stages = run.Stages[:0]
 	for _, s := range rep.Stages {
@@ -300,6 +301,27 @@ func (p *realProcessor) Tokenize(it *pipeline.Item) error {
 	}
 	it.Tokens, it.Attrs = toks, attrs
 	it.StyleIndex = p.vocab.StyleIndex(toks)
+	return nil
+}
+
+// VetCached checks a piece read from the mmap cache as Tokenize makes one
+// (pipeline.CacheVetter): BOS … EOS, every token in the vocabulary, the
+// STYLE token where the entry says. The entry's checksum catches damage;
+// this keeps a token beyond the vocabulary out of the store whatever wrote
+// the cache.
+func (p *realProcessor) VetCached(it *pipeline.Item) error {
+	v, toks := p.vocab, it.Tokens
+	for i, t := range toks {
+		if int(t) >= v.Size() {
+			return fmt.Errorf("token %d at %d is beyond the vocabulary's %d", t, i, v.Size())
+		}
+	}
+	if n := len(toks); n < 2 || toks[0] != v.BOS || toks[n-1] != v.EOS {
+		return fmt.Errorf("the piece of %d tokens does not run BOS … EOS", n)
+	}
+	if i := v.StyleIndex(toks); i != it.StyleIndex {
+		return fmt.Errorf("the entry puts STYLE at %d, the piece has it at %d", it.StyleIndex, i)
+	}
 	return nil
 }
 

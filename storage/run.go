@@ -57,6 +57,11 @@ type IngestRun struct {
 	// them (see pipeline.Report).
 	Rebarred      int      `json:"rebarred,omitempty"`
 	RebarredFiles []string `json:"rebarred_files,omitempty"`
+
+	// CacheRebuilt counts the mmap-cache entries found damaged and rebuilt
+	// from their files; CacheNotes says what was wrong (pipeline.Report).
+	CacheRebuilt int      `json:"cache_rebuilt,omitempty"`
+	CacheNotes   []string `json:"cache_notes,omitempty"`
 }
 
 // PutIngestRun inserts r (ID 0) or updates it.

@@ -44,6 +44,13 @@ type IngestSummary struct {
 	// opened. SkippedFiles lists the first of them with their kind.
 	Skipped      int                 `json:"skipped"`
 	SkippedFiles []app.IngestSkipped `json:"skipped_files,omitempty"`
+
+	// CacheRebuilt counts the damaged mmap-cache entries rebuilt from
+	// their files; CacheNotes says what was wrong (the file, then the
+	// first entries); CacheFile is the cache.
+	CacheRebuilt int      `json:"cache_rebuilt"`
+	CacheNotes   []string `json:"cache_notes,omitempty"`
+	CacheFile    string   `json:"cache_file,omitempty"`
 }
 
 func summarize(project string, res *app.IngestResult) IngestSummary {
@@ -52,7 +59,8 @@ func summarize(project string, res *app.IngestResult) IngestSummary {
 		Files: r.Files, Processed: r.Processed, OK: r.OK, Failed: r.Failed, Unchanged: r.Unchanged, Cached: r.Cached,
 		Removed: r.Removed, Styles: r.Styles, Bytes: r.Bytes, Seconds: r.Seconds, Stages: r.Stages,
 		Bottleneck: r.Bottleneck, Suggestions: r.Suggestions, Rebarred: r.Rebarred, RebarredFiles: r.RebarredFiles,
-		Skipped: r.Skipped, SkippedFiles: r.SkippedFiles}
+		Skipped: r.Skipped, SkippedFiles: r.SkippedFiles,
+		CacheRebuilt: r.CacheRebuilt, CacheNotes: r.CacheNotes, CacheFile: r.CacheFile}
 }
 
 // writeStageTable prints stage statistics as an aligned table.
@@ -161,6 +169,7 @@ func init() {
 		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed, %d from cache), %d unchanged, %d removed; %d style groups; %.2f s\n\n",
 			sum.Files, sum.Processed, sum.OK, sum.Failed, sum.Cached, sum.Unchanged, sum.Removed, sum.Styles, sum.Seconds)
 		writeSkipped(env.Stdout, sum.Skipped, sum.SkippedFiles)
+		writeCacheNotes(env.Stdout, sum.CacheFile, sum.CacheRebuilt, sum.CacheNotes)
 		writeRebarred(env.Stdout, sum.Rebarred, sum.RebarredFiles)
 		writeStageTable(env.Stdout, toStageStats(sum.Stages))
 		fmt.Fprintf(env.Stdout, "\nbottleneck: %s\n", sum.Bottleneck)
@@ -190,6 +199,31 @@ func writeSkipped(w io.Writer, n int, files []app.IngestSkipped) {
 	}
 	if n > min(len(files), rebarredShown) {
 		fmt.Fprintf(w, "  … and %d more\n", n-min(len(files), rebarredShown))
+	}
+	fmt.Fprintln(w)
+}
+
+// writeCacheNotes says what was wrong with the mmap cache (the file, its
+// damaged entries, at most rebarredShown of them) and that it was rebuilt.
+func writeCacheNotes(w io.Writer, file string, n int, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "cache: %d damaged entries rebuilt from their files", n)
+		if file != "" {
+			fmt.Fprintf(w, " (%s)", Safe(file))
+		}
+		fmt.Fprintln(w)
+	}
+	for i, s := range notes {
+		if i == rebarredShown {
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", Safe(s))
+	}
+	if len(notes) > rebarredShown || n > len(notes) {
+		fmt.Fprintf(w, "  … and more (--json lists the first %d)\n", len(notes))
 	}
 	fmt.Fprintln(w)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"sort"
@@ -18,25 +19,47 @@ import (
 // The mmap-mode cache is one file of pre-processed arrays keyed by content
 // hash:
 //
-//	header  "AMTPRE01" count:u64
-//	index   count × (sha256:[32]byte offset:u64 length:u64), sorted by hash
+//	header  "AMTPRE02" count:u64
+//	index   count × (sha256:[32]byte offset:u64 length:u64 crc:u32 pad:u32), sorted by hash
 //	records at 8-byte aligned offsets:
 //	        tokens:u32 styleIndex:i32 dim:u32 attrsLen:u32 metaLen:u32 captionLen:u32
 //	        tokens × u16 (padded to 4 bytes), dim × f32, attrs JSON, meta JSON, caption
 //
-// all little-endian. On a little-endian machine tokens and embeddings are
-// used in place from the mapping, with no copy and no parsing.
-const cacheMagic = "AMTPRE01"
+// all little-endian. crc is the CRC-32C (Castagnoli) of the entry's hash and
+// record bytes: an entry is used only when it matches, so bit rot or a bad
+// copy makes the run rebuild that entry from its file (with a note) rather
+// than store tokens beyond the vocabulary or fail on broken JSON (issue 37;
+// version 01 had no checksum and is rebuilt whole). On a little-endian
+// machine tokens and embeddings are used in place from the mapping, with no
+// copy and no parsing.
+const cacheMagic = "AMTPRE02"
 
 const (
 	cacheHeader = 16
-	cacheEntry  = 48
+	cacheEntry  = 56
 	cacheRecHdr = 24
 )
 
-// ErrBadCache marks a cache file that does not follow the format; the run
-// then ignores it and rebuilds it.
+// ErrBadCache marks a cache file that does not follow the format, or an
+// entry of it that fails its checksum or does not decode; the run then
+// rebuilds the file or the entry.
 var ErrBadCache = errors.New("bad cache file")
+
+// badEntry says why one entry of a cache cannot be used; it is an
+// ErrBadCache.
+type badEntry string
+
+func (e badEntry) Error() string      { return string(e) }
+func (badEntry) Is(target error) bool { return target == ErrBadCache }
+
+func badEntryf(format string, a ...any) error { return badEntry(fmt.Sprintf(format, a...)) }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// entrySum is the checksum an index entry holds for its key and record.
+func entrySum(key, rec []byte) uint32 {
+	return crc32.Update(crc32.Checksum(key, castagnoli), castagnoli, rec)
+}
 
 type cache struct {
 	data  []byte // the mapping (or file bytes)
@@ -64,8 +87,12 @@ func openCache(path string) (*cache, error) {
 	}
 	c := &cache{data: data, unmap: unmap}
 	if len(data) < cacheHeader || string(data[:8]) != cacheMagic {
-		c.close()
-		return nil, fmt.Errorf("pipeline: cache %s: %w: header", path, ErrBadCache)
+		why := "header"
+		if len(data) >= 8 && string(data[:6]) == cacheMagic[:6] {
+			why = fmt.Sprintf("format %q, this build writes %q", data[:8], cacheMagic)
+		}
+		c.close() // data is unmapped from here
+		return nil, fmt.Errorf("pipeline: cache %s: %w: %s", path, ErrBadCache, why)
 	}
 	n := binary.LittleEndian.Uint64(data[8:])
 	if n > uint64(len(data)) || cacheHeader+n*cacheEntry > uint64(len(data)) {
@@ -86,44 +113,67 @@ func (c *cache) close() {
 	}
 }
 
-func (c *cache) entry(i int) (key []byte, off, length uint64) {
+func (c *cache) entry(i int) (key []byte, off, length uint64, sum uint32) {
 	e := c.data[cacheHeader+i*cacheEntry:]
-	return e[:32], binary.LittleEndian.Uint64(e[32:]), binary.LittleEndian.Uint64(e[40:])
+	le := binary.LittleEndian
+	return e[:32], le.Uint64(e[32:]), le.Uint64(e[40:]), le.Uint32(e[48:])
 }
 
-// record returns the raw record for a hex hash, or nil.
-func (c *cache) record(hash string) []byte {
+// span returns entry i's record when it lies in the file, is aligned and
+// matches its checksum.
+func (c *cache) span(i int) ([]byte, error) {
+	key, off, length, sum := c.entry(i)
+	if off%8 != 0 || off > uint64(len(c.data)) || length > uint64(len(c.data))-off {
+		return nil, badEntryf("entry at %d+%d outside the file's %d bytes", off, length, len(c.data))
+	}
+	r := c.data[off : off+length]
+	if got := entrySum(key, r); got != sum {
+		return nil, badEntryf("damaged (checksum %08x, the index says %08x)", got, sum)
+	}
+	return r, nil
+}
+
+// lookup decodes the record for a hex hash. ok is false on a miss; err
+// (wrapping ErrBadCache) says why an entry that is there cannot be used: a
+// checksum that does not match, a layout or JSON that does not decode. The
+// run recomputes the item in both cases.
+func (c *cache) lookup(hash string) (out cached, ok bool, err error) {
 	if c == nil || c.n == 0 {
-		return nil
+		return cached{}, false, nil
 	}
 	var key [32]byte
 	if _, err := hex.Decode(key[:], []byte(hash)); err != nil {
-		return nil
+		return cached{}, false, nil
 	}
-	i := sort.Search(c.n, func(i int) bool { k, _, _ := c.entry(i); return bytes.Compare(k, key[:]) >= 0 })
+	i := sort.Search(c.n, func(i int) bool { k, _, _, _ := c.entry(i); return bytes.Compare(k, key[:]) >= 0 })
 	if i == c.n {
-		return nil
+		return cached{}, false, nil
 	}
-	k, off, length := c.entry(i)
-	if !bytes.Equal(k, key[:]) || off+length > uint64(len(c.data)) || off%8 != 0 {
-		return nil
+	if k, _, _, _ := c.entry(i); !bytes.Equal(k, key[:]) {
+		return cached{}, false, nil
 	}
-	return c.data[off : off+length]
+	r, err := c.span(i)
+	if err != nil {
+		return cached{}, false, err
+	}
+	out, err = decodeRecord(r)
+	return out, err == nil, err
 }
 
-// lookup decodes the record for hash; ok is false on a miss or a malformed
-// record (which the run then recomputes).
-func (c *cache) lookup(hash string) (cached, bool) {
-	r := c.record(hash)
+// decodeRecord reads one record (whose checksum matched).
+func decodeRecord(r []byte) (cached, error) {
 	if len(r) < cacheRecHdr {
-		return cached{}, false
+		return cached{}, badEntryf("a record of %d bytes", len(r))
 	}
 	le := binary.LittleEndian
-	nt, si, dim := int(le.Uint32(r)), int(int32(le.Uint32(r[4:]))), int(le.Uint32(r[8:]))
-	na, nm, nc := int(le.Uint32(r[12:])), int(le.Uint32(r[16:])), int(le.Uint32(r[20:]))
+	nt, si, dim := uint64(le.Uint32(r)), int(int32(le.Uint32(r[4:]))), uint64(le.Uint32(r[8:]))
+	na, nm, nc := uint64(le.Uint32(r[12:])), uint64(le.Uint32(r[16:])), uint64(le.Uint32(r[20:]))
 	tb := (2*nt + 3) &^ 3
-	if cacheRecHdr+tb+4*dim+na+nm+nc != len(r) {
-		return cached{}, false
+	if cacheRecHdr+tb+4*dim+na+nm+nc != uint64(len(r)) {
+		return cached{}, badEntryf("a record's fields do not add up to its %d bytes", len(r))
+	}
+	if si < -1 || si >= int(nt) {
+		return cached{}, badEntryf("STYLE at %d of %d tokens", si, nt)
 	}
 	var out cached
 	p := r[cacheRecHdr:]
@@ -132,12 +182,15 @@ func (c *cache) lookup(hash string) (cached, bool) {
 	out.Embedding = f32s(p[:4*dim])
 	p = p[4*dim:]
 	if err := json.Unmarshal(p[:na], &out.Attrs); err != nil {
-		return cached{}, false
+		return cached{}, badEntryf("attributes: %v", err)
+	}
+	if meta := p[na : na+nm]; !json.Valid(meta) {
+		return cached{}, badEntryf("metadata is not JSON")
 	}
 	out.Meta = append(json.RawMessage(nil), p[na:na+nm]...)
 	out.Caption = string(p[na+nm : na+nm+nc])
 	out.StyleIndex = si
-	return out, true
+	return out, nil
 }
 
 var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
@@ -220,13 +273,18 @@ func writeCache(path string, old *cache, add map[string][]byte) error {
 	}
 	if old != nil {
 		for i := 0; i < old.n; i++ {
-			k, off, length := old.entry(i)
+			k, _, _, _ := old.entry(i)
 			var kk [32]byte
 			copy(kk[:], k)
-			if seen[kk] || off+length > uint64(len(old.data)) {
+			if seen[kk] {
 				continue
 			}
-			recs = append(recs, rec{kk, old.data[off : off+length]})
+			r, err := old.span(i)
+			if err != nil {
+				continue // damaged: rebuilt when its file is read again
+			}
+			seen[kk] = true // a key twice (a damaged index) is kept once
+			recs = append(recs, rec{kk, r})
 		}
 	}
 	sort.Slice(recs, func(i, j int) bool { return bytes.Compare(recs[i].key[:], recs[j].key[:]) < 0 })
@@ -242,6 +300,7 @@ func writeCache(path string, old *cache, add map[string][]byte) error {
 		copy(e, r.key[:])
 		binary.LittleEndian.PutUint64(e[32:], uint64(len(out)))
 		binary.LittleEndian.PutUint64(e[40:], uint64(len(r.data)))
+		binary.LittleEndian.PutUint32(e[48:], entrySum(r.key[:], r.data))
 		out = append(out, r.data...)
 		for len(out)%8 != 0 {
 			out = append(out, 0)

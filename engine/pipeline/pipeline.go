@@ -106,9 +106,10 @@ type Item struct {
 	Tokens     []uint16 // BOS … EOS
 	StyleIndex int      // position of the STYLE token in Tokens; -1 if none
 
-	Err     error
-	Cached  bool // filled from the mmap cache
-	touched bool // same content as stored: only its modification time is recorded
+	Err      error
+	Cached   bool  // filled from the mmap cache
+	cacheBad error // its mmap-cache entry was damaged: rebuilt from the file
+	touched  bool  // same content as stored: only its modification time is recorded
 
 	// Set by the write stage for items with tokens.
 	Shard  string // shard name (file stem) in the shard folder

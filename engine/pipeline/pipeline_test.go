@@ -191,10 +191,13 @@ func TestCorruptCacheIsRebuilt(t *testing.T) {
 	root, base := t.TempDir(), t.TempDir()
 	bodies := makeCorpus(root, 10, 0)
 	cf := filepath.Join(base, "cache.bin")
-	os.WriteFile(cf, []byte("AMTPRE01\xff\xff\xff\xff\xff\xff\xff\x7f"), 0o644)
+	os.WriteFile(cf, []byte(cacheMagic+"\xff\xff\xff\xff\xff\xff\xff\x7f"), 0o644)
 	sink := newMemSink()
-	runFake(t, root, filepath.Join(base, "s"), sink, MMap, func(c *Config) { c.CacheFile = cf })
+	rep := runFake(t, root, filepath.Join(base, "s"), sink, MMap, func(c *Config) { c.CacheFile = cf })
 	checkStore(t, filepath.Join(base, "s"), sink, bodies)
+	if len(rep.CacheNotes) != 1 || !strings.Contains(rep.CacheNotes[0], cf) || !strings.Contains(rep.CacheNotes[0], "do not fit") {
+		t.Errorf("notes %q, want one naming the cache file and what is wrong with it", rep.CacheNotes)
+	}
 	c, err := openCache(cf)
 	if err != nil || c.n != 10 {
 		t.Fatalf("rebuilt cache: %v, %d entries", err, c.n)
@@ -307,14 +310,14 @@ func TestCacheRecordRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.close()
-	got, ok := c.lookup(it.Hash)
-	if !ok || !reflect.DeepEqual(got.Tokens, it.Tokens) || !reflect.DeepEqual(got.Embedding, it.Embedding) ||
+	got, ok, err := c.lookup(it.Hash)
+	if !ok || err != nil || !reflect.DeepEqual(got.Tokens, it.Tokens) || !reflect.DeepEqual(got.Embedding, it.Embedding) ||
 		got.StyleIndex != 1 || got.Caption != it.Caption || got.Attrs.TempoBPM != 120 || got.Attrs.Style != -1 ||
 		string(got.Meta) != `{"notes":3}` {
 		t.Errorf("lookup: %+v %v", got, ok)
 	}
-	if _, ok := c.lookup(strings.Repeat("cd", 32)); ok {
-		t.Errorf("miss reported as hit")
+	if _, ok, err := c.lookup(strings.Repeat("cd", 32)); ok || err != nil {
+		t.Errorf("miss reported as hit (%v)", err)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/amtstudio/amt/engine/cluster"
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/engine/userfile"
 )
 
@@ -54,6 +55,15 @@ type Report struct {
 	// SkippedFiles lists the first MaxSkippedFiles with their kind.
 	Skipped      int           `json:"skipped"`
 	SkippedFiles []SkippedFile `json:"skipped_files,omitempty"`
+
+	// CacheRebuilt counts the mmap-cache entries found damaged (a checksum
+	// that does not match, a record that does not decode, tokens the
+	// processor refuses) and rebuilt from their files. CacheNotes says
+	// what was wrong: with the cache file itself, then with the first
+	// MaxCacheNotes entries.
+	CacheRebuilt int      `json:"cache_rebuilt"`
+	CacheNotes   []string `json:"cache_notes,omitempty"`
+	CacheFile    string   `json:"cache_file,omitempty"` // the mmap cache used
 }
 
 // SkippedFile is an entry a scan left out, and what it is.
@@ -67,6 +77,17 @@ const MaxRebarredFiles = 200
 
 // MaxSkippedFiles bounds Report.SkippedFiles.
 const MaxSkippedFiles = 200
+
+// MaxCacheNotes bounds Report.CacheNotes.
+const MaxCacheNotes = 200
+
+// CacheVetter is an optional Processor method: it checks an entry read
+// from the mmap cache (Tokens, StyleIndex, Attrs set) before the run uses
+// it, e.g. that every token lies in the vocabulary; an error makes the run
+// rebuild the entry from its file, with a note.
+type CacheVetter interface {
+	VetCached(it *Item) error
+}
 
 // rebarred reports whether an item's metadata says its score was re-barred:
 // a midi.Metadata from this run, or its JSON from the mmap cache.
@@ -152,9 +173,11 @@ func Run(ctx context.Context, cfg Config, proc Processor, sink Sink) (*Report, e
 
 	var pc *cache
 	if cfg.Mode == MMap && cfg.CacheFile != "" {
+		rep.CacheFile = cfg.CacheFile
 		pc, err = openCache(cfg.CacheFile)
 		if err != nil {
 			pc = &cache{} // a bad cache is rebuilt, not fatal
+			rep.CacheNotes = append(rep.CacheNotes, fmt.Sprintf("%v; rebuilt from the files", err))
 		}
 		defer pc.close()
 	}
@@ -188,8 +211,9 @@ func Run(ctx context.Context, cfg Config, proc Processor, sink Sink) (*Report, e
 			}
 		}
 	}()
+	vet, _ := proc.(CacheVetter)
 	stage(ctx2, &wg, readSt, cfg.Workers.Read, readIn, readOut, nil, func(it *Item) int64 {
-		return readItem(ctx2, it, sink, pc)
+		return readItem(ctx2, it, sink, pc, vet)
 	})
 	parseIn := (<-chan *Item)(readOut)
 	if cfg.Mode == Preload {
@@ -330,10 +354,12 @@ func scan(ctx context.Context, root string) ([]*Item, []SkippedFile, error) {
 const MaxFileSize = 64 << 20
 
 // readItem reads and hashes a file; same content as stored marks it
-// touched, a cache hit fills it. Only a regular file is read (one the scan
-// found may have been replaced since: it is opened without blocking and
-// checked as opened), at most MaxFileSize bytes, until ctx ends.
-func readItem(ctx context.Context, it *Item, sink Sink, pc *cache) int64 {
+// touched, a cache hit fills it (a damaged entry, or one vet refuses, is
+// noted in it.cacheBad and the file processed). Only a regular file is read
+// (one the scan found may have been replaced since: it is opened without
+// blocking and checked as opened), at most MaxFileSize bytes, until ctx
+// ends.
+func readItem(ctx context.Context, it *Item, sink Sink, pc *cache, vet CacheVetter) int64 {
 	if fi, err := os.Stat(it.Abs); err == nil && fi.Size() > MaxFileSize {
 		it.Err = fmt.Errorf("%s: %d bytes, more than the %d MB a file may have", it.Path, fi.Size(), MaxFileSize>>20)
 		return 0
@@ -351,12 +377,21 @@ func readItem(ctx context.Context, it *Item, sink Sink, pc *cache) int64 {
 		return int64(len(data))
 	}
 	if pc != nil {
-		if c, ok := pc.lookup(it.Hash); ok {
+		c, ok, err := pc.lookup(it.Hash)
+		if ok {
 			it.Tokens, it.StyleIndex, it.Embedding = c.Tokens, c.StyleIndex, c.Embedding
 			it.Attrs, it.Meta, it.Caption = c.Attrs, c.Meta, c.Caption
-			it.Cached = true
-			return int64(len(data))
+			if vet != nil {
+				err = vet.VetCached(it)
+			}
+			if err == nil {
+				it.Cached = true
+				return int64(len(data))
+			}
+			it.Tokens, it.StyleIndex, it.Embedding = nil, -1, nil
+			it.Attrs, it.Meta, it.Caption = token.Attributes{}, nil, ""
 		}
+		it.cacheBad = err
 	}
 	it.Data = data
 	return int64(len(data))
@@ -407,6 +442,12 @@ func (w *writer) run(ctx context.Context, in <-chan *Item) error {
 			c.items++
 			if it.Err == nil && it.Cached {
 				w.rep.Cached++
+			}
+			if it.cacheBad != nil {
+				w.rep.CacheRebuilt++
+				if len(w.rep.CacheNotes) < MaxCacheNotes {
+					w.rep.CacheNotes = append(w.rep.CacheNotes, fmt.Sprintf("%s: cache entry %.12s…: %v; rebuilt from the file", it.Path, it.Hash, it.cacheBad))
+				}
 			}
 			if w.cacheAdd != nil && it.Err == nil && !it.Cached {
 				if rec, err := encodeRecord(it); err == nil {
