@@ -25,8 +25,10 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/amtstudio/amt/app"
@@ -134,14 +136,18 @@ func fillShell(a fyne.App, w fyne.Window, st *app.Studio, openErr error, drained
 	s.Datasets = newDatasetsScreen(e)
 	s.Training = newTrainingScreen(e)
 	s.Tabs = container.NewAppTabs(
-		container.NewTabItem("Compose", s.Compose.root),
-		container.NewTabItem("Datasets", s.Datasets.root),
-		container.NewTabItem("Training", s.Training.root),
-		container.NewTabItem("Settings", s.Settings.root),
+		container.NewTabItem("Compose", holdMinSize(s.Compose.root)),
+		container.NewTabItem("Datasets", holdMinSize(s.Datasets.root)),
+		container.NewTabItem("Training", holdMinSize(s.Training.root)),
+		container.NewTabItem("Settings", holdMinSize(s.Settings.root)),
 	)
 	s.Tabs.SetTabLocation(container.TabLocationTop)
 	s.Tabs.OnSelected = func(*container.TabItem) { s.Training.setVisible(s.Tabs.SelectedIndex() == 2) }
-	w.SetContent(container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), s.Status), nil, nil, s.Tabs))
+	// The status line is opaque: in a window shorter than a screen, Fyne's
+	// software painter (`amt snapshot`) clips a scrolled entry or table to
+	// its own bounds, not the screen's, and drew it under the status text.
+	status := container.NewStack(newBackground(), container.NewVBox(widget.NewSeparator(), s.Status))
+	w.SetContent(container.NewBorder(nil, status, nil, nil, s.Tabs))
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { s.dropped(uris) })
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if ev.Name == fyne.KeySpace && s.Tabs.SelectedIndex() == 0 {
@@ -162,6 +168,55 @@ func fillShell(a fyne.App, w fyne.Window, st *app.Studio, openErr error, drained
 		})
 	}
 	return s
+}
+
+// holdMinSize puts a screen in a scroll container: in a window smaller
+// than the screen's minimum size the screen keeps that size and scrolls.
+// Fyne's layouts hand a container smaller than its minimum negative sizes
+// (at 600 pixels Compose gave its Instruments entry -2.5), and the
+// software painter panics drawing a rounded rectangle of negative width
+// (`amt snapshot --width 600`). The scroll also lets the window itself
+// be narrow: its minimum is the tab bar's and the status line's, not the
+// widest screen's (1007 × 598 before).
+func holdMinSize(screen fyne.CanvasObject) fyne.CanvasObject {
+	return container.NewScroll(screen)
+}
+
+// background fills its space with the theme's background colour, and the
+// window's padding beside and below it (the status line's place), so
+// nothing drawn past a screen's clip shows there. It follows a change of
+// theme (a plain rectangle keeps the colour it was made with).
+type background struct{ widget.BaseWidget }
+
+func newBackground() *background {
+	b := &background{}
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+func (b *background) CreateRenderer() fyne.WidgetRenderer {
+	r := &backgroundRenderer{b: b, rect: canvas.NewRectangle(nil)}
+	r.Refresh()
+	return r
+}
+
+type backgroundRenderer struct {
+	b    *background
+	rect *canvas.Rectangle
+}
+
+func (r *backgroundRenderer) Layout(size fyne.Size) {
+	p := theme.Padding()
+	r.rect.Move(fyne.NewPos(-p, 0))
+	r.rect.Resize(size.AddWidthHeight(2*p, p))
+}
+
+func (r *backgroundRenderer) MinSize() fyne.Size           { return fyne.Size{} }
+func (r *backgroundRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.rect} }
+func (r *backgroundRenderer) Destroy()                     {}
+func (r *backgroundRenderer) Refresh() {
+	r.rect.FillColor = theme.ColorForWidget(theme.ColorNameBackground, r.b)
+	r.rect.Refresh()
 }
 
 // dropped opens what was dropped on the window: a MIDI file on Compose

@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -85,6 +86,9 @@ func snapshot(st *app.Studio, screen string, size fyne.Size) (image.Image, error
 	if err := s.Select(screen); err != nil {
 		return nil, err
 	}
+	if err := fitsWindow(s.Window, size); err != nil {
+		return nil, err
+	}
 	s.Window.Resize(size)
 	if screen == "training" {
 		// Let the resource sampler deliver two samples, applying each as
@@ -96,6 +100,25 @@ func snapshot(st *app.Studio, screen string, size fyne.Size) (image.Image, error
 	}
 	s.settle()
 	return s.Window.Canvas().Capture(), nil
+}
+
+// fitsWindow refuses a size below w's minimum: its content's minimum
+// size and the padding around it, which the desktop driver holds a window
+// to (the screens scroll inside it; holdMinSize), so a capture never
+// shows a window the desktop could not.
+func fitsWindow(w fyne.Window, size fyne.Size) error {
+	min := w.Content().MinSize()
+	if w.Padded() {
+		min = min.AddWidthHeight(2*theme.Padding(), 2*theme.Padding())
+	}
+	minW, minH := int(math.Ceil(float64(min.Width))), int(math.Ceil(float64(min.Height)))
+	switch {
+	case size.Width < min.Width:
+		return fmt.Errorf("%w: --width %v: the window is at least %d pixels wide", app.ErrUsage, size.Width, minW)
+	case size.Height < min.Height:
+		return fmt.Errorf("%w: --height %v: the window is at least %d pixels high", app.ErrUsage, size.Height, minH)
+	}
+	return nil
 }
 
 // settle readies a drained shell for a capture: what background work
