@@ -687,17 +687,66 @@ func (t *trainingScreen) close() {
 	t.updateSampler()
 }
 
-// shortReason is the last clause of an error chain ("nn: open cuda: …:
-// no CUDA-capable device is detected" → "no CUDA-capable device is
-// detected"), at most 80 characters: the cause a person acts on. The
-// whole chain is behind the GPU line's Details.
+// shortReason is the cause at the end of an error chain ("nn: open cuda:
+// …: no CUDA-capable device is detected" → "no CUDA-capable device is
+// detected"), at most 80 characters: what a person acts on. The chain is
+// cut at ": " outside parentheses, and the cause's parenthesised asides
+// (dlopen's message, a result code) are dropped: cutting inside them left
+// "No such file or directory)". A cause that does not say what is missing
+// is told under the nearest kind of failure before it ("no NVIDIA
+// driver: libcuda.so.1 not found (…)" → "no NVIDIA driver (libcuda.so.1
+// not found)"). The whole chain is behind the GPU line's Details.
 func shortReason(why string) string {
 	why = strings.TrimSpace(why)
-	if i := strings.LastIndex(why, ": "); i >= 0 && len(why)-i > 8 {
-		why = why[i+2:]
+	clauses := splitClauses(why)
+	if cause := dropAsides(clauses[len(clauses)-1]); len(clauses) > 1 && len(cause) > 6 {
+		why = cause
+		if !strings.HasPrefix(cause, "no ") {
+			for i := len(clauses) - 2; i >= 0; i-- {
+				if strings.HasPrefix(clauses[i], "no ") {
+					why = clauses[i] + " (" + cause + ")"
+					break
+				}
+			}
+		}
 	}
 	if r := []rune(why); len(r) > 80 {
 		why = string(r[:79]) + "…"
 	}
 	return why
+}
+
+// splitClauses cuts an error chain at each ": " outside parentheses.
+func splitClauses(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '(':
+			depth++
+		case s[i] == ')' && depth > 0:
+			depth--
+		case depth == 0 && strings.HasPrefix(s[i:], ": "):
+			out = append(out, s[start:i])
+			start = i + 2
+		}
+	}
+	return append(out, s[start:])
+}
+
+// dropAsides removes the parenthesised parts of s.
+func dropAsides(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
 }

@@ -12,13 +12,24 @@ import (
 	"github.com/amtstudio/amt/app"
 )
 
-// The reason shown on the GPU line is the cause at the end of the chain.
+// The reason shown on the GPU line is the cause at the end of the chain,
+// a clean clause: a parenthesised aside (dlopen's message, a result code)
+// is left to Details, and a cause that does not say what is missing is
+// told under the kind of failure the chain names ("no NVIDIA driver").
 func TestShortReason(t *testing.T) {
 	for _, c := range []struct{ why, want string }{
 		// What CI's machine says (no GPU).
 		{"nn: open cuda: no CUDA device: libcuda.so.1 loaded but cuInit failed: cuda: cuInit: CUDA_ERROR_NO_DEVICE (100): no CUDA-capable device is detected",
 			"no CUDA-capable device is detected"},
+		// A machine without the driver (it read "No such file or directory)").
+		{"nn: open cuda: no NVIDIA driver: libcuda.so.1 not found (libcuda.so.1: cannot open shared object file: No such file or directory)",
+			"no NVIDIA driver (libcuda.so.1 not found)"},
+		{"nn: open cuda: no cuBLAS library: none of libcublas.so.12, libcublas.so.11 found",
+			"no cuBLAS library (none of libcublas.so.12, libcublas.so.11 found)"},
+		{"nn: open cuda: no NVIDIA driver: /x/libcuda.so.1 is not a CUDA driver: missing symbol cuMemAlloc_v2",
+			"no NVIDIA driver (missing symbol cuMemAlloc_v2)"},
 		{"libcuda.so.1 not found", "libcuda.so.1 not found"},
+		{"nn: open cuda: cuda: cuInit: CUDA_ERROR_UNKNOWN (999)", "CUDA_ERROR_UNKNOWN"},
 		{"open: EOF", "open: EOF"}, // a clause too short to stand alone keeps the chain
 		{"  spaced  ", "spaced"},
 		{strings.Repeat("é", 100), strings.Repeat("é", 79) + "…"},
