@@ -3,7 +3,9 @@
 // a train/validation split by piece, AdamW with warm-up and cosine decay,
 // gradient clipping and accumulation, periodic validation, atomic
 // checkpoints that resume onto the same loss curve, and per-step events with
-// stage timings.
+// stage timings. A run claims its output folder (ClaimDir, claim.go): one
+// run per folder under a lock a killed run does not leave behind, and no
+// fresh run over a checkpoint unless asked.
 //
 // It depends on engine/gpt and engine/nn only; MIDI files reach it through a
 // Tokenizer function supplied by the caller. It must never import app/, ui/
