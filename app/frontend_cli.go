@@ -43,6 +43,10 @@ type (
 	LevelOptions = audio.LevelOptions
 )
 
+// RunInterrupted is the state of an ingestion run whose process ended
+// before it did (a kill, a crash): the store found it still running.
+const RunInterrupted = storage.RunInterrupted
+
 // ErrNoAudioDevice is returned (wrapped) by PlayScore when no sound device
 // can play.
 var ErrNoAudioDevice = audio.ErrNoDevice

@@ -202,6 +202,14 @@ func Ingest(ctx context.Context, st *storage.Store, opts IngestOptions) (*Ingest
 	if rep != nil {
 		fillRun(run, rep)
 	}
+	if run.Status != storage.RunDone {
+		// A verdict needs the whole run: a failed one read "none: no new or
+		// changed files" (issue 37).
+		run.Bottleneck, run.Suggestions = NotJudged(run.Status), nil
+		if rep != nil {
+			rep.Bottleneck, rep.Suggestions = run.Bottleneck, nil
+		}
+	}
 	// Record the end even when ctx is cancelled.
 	if err := st.Update(func(tx *bolt.Tx) error { return storage.PutIngestRun(tx, run) }); err != nil && runErr == nil {
 		runErr = err
@@ -231,6 +239,11 @@ func typeable(name string) string {
 	}
 	return b.String()
 }
+
+// NotJudged is the bottleneck verdict of a run that did not finish
+// (status failed, cancelled or interrupted): its stages saw part of the
+// work, so no verdict is given.
+func NotJudged(status string) string { return "not judged: the run " + status }
 
 func pickWorkers(a, b pipeline.Workers) pipeline.Workers {
 	p := func(x, y int) int {

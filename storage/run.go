@@ -11,11 +11,13 @@ import (
 
 // Run statuses.
 const (
-	RunRunning     = "running"
-	RunDone        = "done"
-	RunFailed      = "failed"
-	RunCancelled   = "cancelled"
-	RunInterrupted = "interrupted" // found "running" at open: its process died
+	RunRunning   = "running"
+	RunDone      = "done"
+	RunFailed    = "failed"
+	RunCancelled = "cancelled"
+	// RunInterrupted: found "running" at open, its process died; Open
+	// counts the items it committed into OK, Failed and Processed.
+	RunInterrupted = "interrupted"
 )
 
 // StageStat is one pipeline stage's measurements in a run.
@@ -173,8 +175,25 @@ func interruptRuns(tx *bolt.Tx) error {
 		return err
 	}
 	for i := range ingest {
-		ingest[i].Status = RunInterrupted
-		if err := PutIngestRun(tx, &ingest[i]); err != nil {
+		r := &ingest[i]
+		r.Status = RunInterrupted
+		// Its counts were to be written at the end: what it committed is
+		// the items still stamped with it (nothing ran since it died). Best
+		// effort: a dataset that cannot be walked must not stop the open.
+		var ok, failed int
+		if Items(tx, r.DatasetID, func(it *Item) bool {
+			if it.RunID == r.ID {
+				if it.Status == ItemOK {
+					ok++
+				} else {
+					failed++
+				}
+			}
+			return true
+		}) == nil {
+			r.OK, r.Failed, r.Processed = max(r.OK, ok), max(r.Failed, failed), max(r.Processed, ok+failed)
+		}
+		if err := PutIngestRun(tx, r); err != nil {
 			return err
 		}
 	}

@@ -63,8 +63,12 @@ func init() {
 			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tMODE\tFILES\tPROCESSED\tOK\tFAILED\tSECONDS\tBOTTLENECK")
 			for _, r := range runs {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
-					Safe(r.Status), Safe(r.Mode), r.Files, r.Processed, r.OK, r.Failed, r.Seconds, Safe(r.Bottleneck)) // stored text
+				files := strconv.Itoa(r.Files)
+				if r.Status == app.RunInterrupted && r.Files == 0 {
+					files = "?" // counted at the end, which never came
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%.2f\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
+					Safe(r.Status), Safe(r.Mode), files, r.Processed, r.OK, r.Failed, r.Seconds, Safe(verdict(r))) // stored text
 			}
 			return tw.Flush()
 		}
@@ -73,17 +77,42 @@ func init() {
 		if r.Error != "" {
 			fmt.Fprintf(env.Stdout, "error: %s\n", Safe(r.Error))
 		}
-		fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed), %d unchanged, %d removed; %.2f s\n\n",
-			r.Files, r.Processed, r.OK, r.Failed, r.Unchanged, r.Removed, r.Seconds)
+		switch r.Status {
+		case app.RunDone:
+			fmt.Fprintf(env.Stdout, "%d files: %d processed (%d ok, %d failed), %d unchanged, %d removed; %.2f s\n\n",
+				r.Files, r.Processed, r.OK, r.Failed, r.Unchanged, r.Removed, r.Seconds)
+		case app.RunInterrupted:
+			fmt.Fprintf(env.Stdout, "its process ended before the run did (killed, crashed, the machine stopped): %d files committed (%d ok, %d failed) are kept\n\n",
+				r.Processed, r.OK, r.Failed)
+		default:
+			fmt.Fprintf(env.Stdout, "%d files: stopped before the end, %d committed (%d ok, %d failed) are kept, %d unchanged; %.2f s\n\n",
+				r.Files, r.Processed, r.OK, r.Failed, r.Unchanged, r.Seconds)
+		}
+		writeCacheNotes(env.Stdout, "", r.CacheRebuilt, r.CacheNotes)
 		writeRebarred(env.Stdout, r.Rebarred, r.RebarredFiles)
-		writeStageTable(env.Stdout, r.Stages)
-		fmt.Fprintf(env.Stdout, "\nbottleneck: %s\n", Safe(r.Bottleneck))
-		for _, s := range r.Suggestions {
-			fmt.Fprintf(env.Stdout, "  - %s\n", Safe(s))
+		if len(r.Stages) > 0 { // a killed run's were never written
+			writeStageTable(env.Stdout, r.Stages)
+			fmt.Fprintln(env.Stdout)
+		}
+		fmt.Fprintf(env.Stdout, "bottleneck: %s\n", Safe(verdict(r)))
+		if r.Status == app.RunDone {
+			for _, s := range r.Suggestions {
+				fmt.Fprintf(env.Stdout, "  - %s\n", Safe(s))
+			}
 		}
 		return nil
 	}
 	Register(c)
+}
+
+// verdict is a run's bottleneck verdict: the stored one for a finished
+// run, else what the run was (earlier builds stored "none: no new or
+// changed files" for a failed run, nothing for a killed one).
+func verdict(r app.IngestRun) string {
+	if r.Status == app.RunDone {
+		return r.Bottleneck
+	}
+	return app.NotJudged(r.Status)
 }
 
 // rebarredShown bounds the re-barred files the text report lists.
@@ -101,7 +130,7 @@ func writeRebarred(w io.Writer, n int, files []string) {
 		if i == rebarredShown {
 			break
 		}
-		fmt.Fprintf(w, "  %s\n", f)
+		fmt.Fprintf(w, "  %s\n", Safe(f)) // a file name: any bytes
 	}
 	if n > min(len(files), rebarredShown) {
 		fmt.Fprintf(w, "  … and %d more\n", n-min(len(files), rebarredShown))
