@@ -1,7 +1,10 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/amtstudio/amt/engine/audio"
 )
@@ -14,12 +17,30 @@ type WAVCheck struct {
 	audio.Levels
 }
 
-// CheckWAV reads a WAV file and measures its levels.
-func CheckWAV(path string, o audio.LevelOptions) (*WAVCheck, error) {
-	p, err := audio.ReadWAV(path)
+// CheckWAV reads a WAV file and measures its levels block by block, so
+// memory stays constant however long the file (a header's claims are
+// checked by audio.OpenWAV: a truncated data chunk or an absurd field is
+// an error naming the file). It stops with ctx's error when ctx ends.
+func CheckWAV(ctx context.Context, path string, o audio.LevelOptions) (*WAVCheck, error) {
+	r, err := audio.OpenWAV(path)
 	if err != nil {
 		return nil, fmt.Errorf("wavcheck: %w", err)
 	}
-	return &WAVCheck{File: path, SampleRate: p.SampleRate, Channels: p.Channels,
-		Levels: audio.MeasureLevels(p.Samples, p.Channels, p.SampleRate, o)}, nil
+	defer r.Close()
+	m := audio.NewLevelMeter(r.Channels, r.SampleRate, o)
+	buf := make([]float32, 8192*r.Channels)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("wavcheck %s: %w", path, err)
+		}
+		n, err := r.Read(buf)
+		m.Add(buf[:n])
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("wavcheck %s: %w", path, err)
+		}
+	}
+	return &WAVCheck{File: path, SampleRate: r.SampleRate, Channels: r.Channels, Levels: m.Result()}, nil
 }

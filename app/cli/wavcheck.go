@@ -42,7 +42,7 @@ func init() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, err := app.CheckWAV(f, o)
+			r, err := app.CheckWAV(ctx, f, o)
 			if err != nil {
 				return err
 			}

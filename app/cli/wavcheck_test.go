@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,5 +62,53 @@ func TestWAVCheckCommand(t *testing.T) {
 	}
 	if code, _, errOut := runCLI("wavcheck", filepath.Join(t.TempDir(), "none.wav")); code != 1 || !strings.Contains(errOut, "none.wav") {
 		t.Errorf("missing file: code %d, %s", code, errOut)
+	}
+}
+
+// TestWAVCheckRefusesBrokenFiles (issue 37): a WAV cut in half, a sample
+// rate of 0 and 65,535 channels each fail (exit 1) naming the file and
+// what is wrong; they used to pass, the first as half as long.
+func TestWAVCheckRefusesBrokenFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.wav")
+	s := make([]float32, 2*8000)
+	for i := range s {
+		s[i] = float32(0.5 * math.Sin(float64(i)/10))
+	}
+	if err := audio.WriteWAV(good, &synth.PCM{SampleRate: 8000, Channels: 2, Samples: s}, 16); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := func(off int, v uint32, size int) []byte {
+		b := append([]byte(nil), whole...)
+		if size == 2 {
+			binary.LittleEndian.PutUint16(b[off:], uint16(v))
+		} else {
+			binary.LittleEndian.PutUint32(b[off:], v)
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name, want string
+		data       []byte
+	}{
+		{"half.wav", "16000 bytes missing", whole[:44+16000]},
+		{"rate0.wav", "sample rate 0 Hz", field(24, 0, 4)},
+		{"channels.wav", "65535 channels", field(22, 65535, 2)},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI("wavcheck", p)
+		if code != 1 || !strings.Contains(errOut, c.name) || !strings.Contains(errOut, c.want) || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 naming the file and %q", c.name, code, out, errOut, c.want)
+		}
+	}
+	if code, _, errOut := runCLI("wavcheck", good); code != 0 {
+		t.Errorf("the whole file: exit %d, %s", code, errOut)
 	}
 }

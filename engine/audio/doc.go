@@ -1,7 +1,9 @@
 // Package audio owns hearing and saving sound: playback through oto v2 (one
 // lazily opened context for the whole app, suspended while nothing plays)
 // with play, pause, stop, seek and a playhead position, and WAV export and
-// import (16- and 24-bit PCM) through go-audio/wav.
+// import (16-, 24- and 32-bit integer PCM; OpenWAV reads block by block
+// and checks the header's fields and the data's length against the file
+// before anything is allocated).
 //
 // It imports engine/synth for its PCM type, and must never import app/, ui/
 // or storage/.

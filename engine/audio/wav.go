@@ -1,14 +1,13 @@
 package audio
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-
-	"github.com/go-audio/wav"
 
 	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/synth"
@@ -235,33 +234,193 @@ func WriteWAV(path string, p *synth.PCM, bits int) error {
 	return nil
 }
 
-// ReadWAV reads a PCM WAV file (16, 24 or 32-bit integers) into float
-// samples in [−1, 1].
+// Limits of reading a WAV file. The header's fields are checked against
+// them before anything is allocated, and the data against the file's own
+// size: a header cannot make a reader allocate or wait.
+const (
+	// MaxWAVChannels bounds a file's channels (22.2 surround has 24).
+	MaxWAVChannels = 32
+	// MinWAVRate and MaxWAVRate bound its sample rate (768 kHz is the
+	// highest rate converters record).
+	MinWAVRate = 1000
+	MaxWAVRate = 768000
+	// MaxReadSamples bounds ReadWAV, which holds the audio in memory as
+	// float32: 1 GiB, 50 min of 44.1 kHz stereo. OpenWAV reads any length
+	// block by block.
+	MaxReadSamples = 1 << 28
+)
+
+// ErrTruncated is returned (wrapped) for a WAV file whose data chunk
+// declares more bytes than the file holds; the error says how many are
+// missing.
+var ErrTruncated = errors.New("truncated WAV file")
+
+// WAVReader reads the samples of a PCM WAV file (16, 24 or 32-bit
+// integers) block by block, as float samples in [−1, 1].
+type WAVReader struct {
+	SampleRate int
+	Channels   int
+	Bits       int
+	Frames     int64 // whole frames in the data chunk
+
+	f    *os.File
+	r    *bufio.Reader
+	left int64 // frames not read yet
+	buf  []byte
+}
+
+// OpenWAV opens a PCM WAV file and checks its header: RIFF/WAVE with a
+// "fmt " chunk before the "data" chunk (other chunks are skipped), integer
+// PCM of 16, 24 or 32 bits, 1 to MaxWAVChannels channels, a sample rate of
+// MinWAVRate to MaxWAVRate, a block align that fits them, and a data chunk
+// the file holds whole (ErrTruncated names the bytes missing; a size of
+// 0xFFFFFFFF, which streaming writers leave, means to the end of the
+// file). Errors name the file and the field; they wrap ErrFormat or
+// ErrTruncated, or the open's error.
+func OpenWAV(path string) (*WAVReader, error) {
+	f, fi, err := userfile.OpenRegular(path) // a stream is refused, never waited on
+	if err != nil {
+		return nil, fmt.Errorf("audio: read %s: %w", path, err)
+	}
+	r, err := openWAV(f, fi.Size())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("audio: read %s: %w", path, err)
+	}
+	return r, nil
+}
+
+func openWAV(f *os.File, size int64) (*WAVReader, error) {
+	le := binary.LittleEndian
+	var h [16]byte
+	if _, err := io.ReadFull(f, h[:12]); err != nil || string(h[:4]) != "RIFF" || string(h[8:12]) != "WAVE" {
+		return nil, fmt.Errorf("not a valid WAV file: %w", ErrFormat)
+	}
+	var w *WAVReader
+	for off := int64(12); off+8 <= size; {
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
+			return nil, err
+		}
+		if _, err := io.ReadFull(f, h[:8]); err != nil {
+			return nil, err
+		}
+		id, n := string(h[:4]), int64(le.Uint32(h[4:8]))
+		switch id {
+		case "fmt ":
+			if n < 16 || off+8+16 > size {
+				return nil, fmt.Errorf("a %d-byte fmt chunk: %w", n, ErrFormat)
+			}
+			if _, err := io.ReadFull(f, h[:16]); err != nil {
+				return nil, err
+			}
+			var err error
+			if w, err = checkFmt(h[:16]); err != nil {
+				return nil, err
+			}
+		case "data":
+			if w == nil {
+				return nil, fmt.Errorf("a data chunk before the fmt chunk: %w", ErrFormat)
+			}
+			present := size - off - 8
+			if n == 0xFFFFFFFF { // a stream's writer did not know the size
+				n = present
+			}
+			if n > present {
+				return nil, fmt.Errorf("%w: the data chunk declares %d bytes, the file holds %d: %d bytes missing", ErrTruncated, n, present, n-present)
+			}
+			block := int64(w.Channels * w.Bits / 8)
+			w.Frames, w.left = n/block, n/block
+			w.f, w.r = f, bufio.NewReaderSize(f, 1<<16)
+			return w, nil
+		}
+		off += 8 + n + n&1 // chunks are padded to an even size
+	}
+	return nil, fmt.Errorf("no data chunk: %w", ErrFormat)
+}
+
+// checkFmt reads the 16 bytes of a fmt chunk.
+func checkFmt(b []byte) (*WAVReader, error) {
+	le := binary.LittleEndian
+	format, channels, rate := le.Uint16(b[0:]), int(le.Uint16(b[2:])), int64(le.Uint32(b[4:]))
+	block, bits := int(le.Uint16(b[12:])), int(le.Uint16(b[14:]))
+	switch {
+	case format != 1:
+		return nil, fmt.Errorf("audio format %d (only integer PCM): %w", format, ErrFormat)
+	case bits != 16 && bits != 24 && bits != 32:
+		return nil, fmt.Errorf("%d-bit (16, 24 or 32): %w", bits, ErrFormat)
+	case channels < 1 || channels > MaxWAVChannels:
+		return nil, fmt.Errorf("%d channels (allowed 1 to %d): %w", channels, MaxWAVChannels, ErrFormat)
+	case rate < MinWAVRate || rate > MaxWAVRate:
+		return nil, fmt.Errorf("sample rate %d Hz (allowed %d to %d): %w", rate, MinWAVRate, MaxWAVRate, ErrFormat)
+	case block != channels*bits/8:
+		return nil, fmt.Errorf("block align %d (%d channels of %d bits are %d bytes): %w", block, channels, bits, channels*bits/8, ErrFormat)
+	}
+	return &WAVReader{SampleRate: int(rate), Channels: channels, Bits: bits}, nil
+}
+
+// Read fills dst with the next whole frames (len(dst) rounded down to a
+// multiple of Channels) and returns the samples read; io.EOF after the
+// last. A file that ends early is io.ErrUnexpectedEOF.
+func (w *WAVReader) Read(dst []float32) (int, error) {
+	frames := min(int64(len(dst)/w.Channels), w.left)
+	if frames == 0 {
+		if w.left == 0 {
+			return 0, io.EOF
+		}
+		return 0, fmt.Errorf("audio: read: a block shorter than a frame (%d channels)", w.Channels)
+	}
+	bps := w.Bits / 8
+	n := int(frames) * w.Channels
+	if cap(w.buf) < n*bps {
+		w.buf = make([]byte, n*bps)
+	}
+	b := w.buf[:n*bps]
+	if _, err := io.ReadFull(w.r, b); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF // the file shrank since it was opened
+		}
+		return 0, fmt.Errorf("audio: read: %w", err)
+	}
+	fs := fullScale(w.Bits)
+	for i := range n {
+		var v int32
+		switch bps {
+		case 2:
+			v = int32(int16(binary.LittleEndian.Uint16(b[2*i:])))
+		case 3:
+			v = int32(uint32(b[3*i])<<8|uint32(b[3*i+1])<<16|uint32(b[3*i+2])<<24) >> 8
+		default:
+			v = int32(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		dst[i] = float32(max(-1, float64(v)/fs))
+	}
+	w.left -= frames
+	return n, nil
+}
+
+// Close closes the file.
+func (w *WAVReader) Close() error { return w.f.Close() }
+
+// ReadWAV reads a PCM WAV file (16, 24 or 32-bit integers, checked as
+// OpenWAV does) into float samples in [−1, 1], at most MaxReadSamples.
 func ReadWAV(path string) (*synth.PCM, error) {
-	f, _, err := userfile.OpenRegular(path) // the decoder seeks: a stream is refused, never waited on
+	w, err := OpenWAV(path)
 	if err != nil {
-		return nil, fmt.Errorf("audio: read %s: %w", path, err)
+		return nil, err
 	}
-	defer f.Close()
-	dec := wav.NewDecoder(f)
-	if !dec.IsValidFile() {
-		return nil, fmt.Errorf("audio: read %s: not a valid WAV file: %w", path, ErrFormat)
+	defer w.Close()
+	n := w.Frames * int64(w.Channels)
+	if n > MaxReadSamples {
+		return nil, fmt.Errorf("audio: read %s: %d samples, more than the %d read into memory (%.0f s at %d Hz)",
+			path, n, MaxReadSamples, float64(w.Frames)/float64(w.SampleRate), w.SampleRate)
 	}
-	if dec.WavAudioFormat != 1 {
-		return nil, fmt.Errorf("audio: read %s: audio format %d (only integer PCM): %w", path, dec.WavAudioFormat, ErrFormat)
-	}
-	bits := int(dec.BitDepth)
-	if bits != 16 && bits != 24 && bits != 32 {
-		return nil, fmt.Errorf("audio: read %s: %d-bit: %w", path, bits, ErrFormat)
-	}
-	buf, err := dec.FullPCMBuffer()
-	if err != nil {
-		return nil, fmt.Errorf("audio: read %s: %w", path, err)
-	}
-	p := &synth.PCM{SampleRate: int(dec.SampleRate), Channels: int(dec.NumChans), Samples: make([]float32, len(buf.Data))}
-	fs := fullScale(bits)
-	for i, v := range buf.Data {
-		p.Samples[i] = float32(max(-1, float64(v)/fs))
+	p := &synth.PCM{SampleRate: w.SampleRate, Channels: w.Channels, Samples: make([]float32, n)}
+	for done := 0; done < len(p.Samples); {
+		k, err := w.Read(p.Samples[done:min(len(p.Samples), done+1<<16)])
+		if err != nil {
+			return nil, fmt.Errorf("audio: read %s: %w", path, err)
+		}
+		done += k
 	}
 	return p, nil
 }
