@@ -8,10 +8,11 @@
 // big-endian NextSequence keys; secondary index buckets serve the lookups
 // that need them. JSON keeps only UTF-8, so a file or folder name that is
 // not (a Latin-1 "caf\xe9.mid" from an old disk) is stored a second time as
-// bytes and read back byte-exact: an index key and its record always agree. All buckets are created in one write transaction at open,
-// and the schema version in the meta bucket is brought up to date by
-// step-wise migrations. Operations take a *bolt.Tx so several compose into
-// one transaction; Store.Update and Store.View open them.
+// bytes and read back byte-exact: an index key and its record always agree.
+// All buckets are created in one write transaction at open, and the schema
+// version in the meta bucket is brought up to date by step-wise migrations.
+// Operations take a *bolt.Tx so several compose into one transaction;
+// Store.Update and Store.View open them.
 //
 // storage may import engine/token for its plain data types only. It must
 // never import app/ or ui/, and engine/ must never import storage.
