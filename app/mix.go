@@ -171,6 +171,28 @@ func StemFile(base string, s Stem, ext string) string {
 	return fmt.Sprintf("%s-%02d-%s%s", base, s.Track+1, label, ext)
 }
 
+// StemPaths are the files ExportStems writes for sc and mix into dir, in
+// its order: each stem's MIDI file, then with wav its WAV. A command checks
+// them against its inputs (CheckApart) before any work.
+func StemPaths(sc *midi.Score, mix []TrackMix, dir, base string, wav bool) ([]string, error) {
+	stems, err := Stems(sc, mix)
+	if err != nil {
+		return nil, fmt.Errorf("stems: %w", err)
+	}
+	return stemPaths(stems, dir, base, wav), nil
+}
+
+func stemPaths(stems []Stem, dir, base string, wav bool) []string {
+	var out []string
+	for _, s := range stems {
+		out = append(out, filepath.Join(dir, StemFile(base, s, ".mid")))
+		if wav {
+			out = append(out, filepath.Join(dir, StemFile(base, s, ".wav")))
+		}
+	}
+	return out
+}
+
 // ExportStems writes each audible track of sc alone into dir as a MIDI
 // file (and a WAV with o.WAV), named by StemFile; it returns the files
 // written. Each write is atomic. It stops at the first error (the files
@@ -184,6 +206,15 @@ func ExportStems(ctx context.Context, sc *midi.Score, dir, base string, o StemOp
 		return nil, fmt.Errorf("stems: %w (every track is muted or empty)", ErrNoNotes)
 	}
 	if err := CheckOutputDir(dir); err != nil {
+		return nil, fmt.Errorf("stems: %w", err)
+	}
+	// No stem may replace what the export reads (a stem of a stem is named
+	// like its input), checked before the first is written.
+	outs := []FileArg{}
+	for _, p := range stemPaths(stems, dir, base, o.WAV) {
+		outs = append(outs, FileArg{"stem", p})
+	}
+	if err := CheckApart([]FileArg{{"the input", o.Render.Input}, {"--soundfont", o.Render.SoundFont}}, outs); err != nil {
 		return nil, fmt.Errorf("stems: %w", err)
 	}
 	var files []string

@@ -194,6 +194,13 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	// The request, read once for the seed: the candidates share what the
 	// words imply (understand.go).
 	req, u := resolvePrompt(req, m.Vocab)
+	// A form that does not fit the piece's length (--form AABA with 4
+	// bars) is the request's mistake: said before any sampling.
+	if req.Form != "" && req.Form != "auto" {
+		if _, err := condition.PlanForm(req.Form, "", finishRequest(*req.Attrs, req.Bars).Bars); err != nil {
+			return nil, fmt.Errorf("%w: --form %s: %v", ErrUsage, req.Form, err)
+		}
+	}
 	n := max(req.Candidates, 1)
 	// Under the critic at least CriticCandidates are sampled, and a tie on
 	// the attributes met goes to the one it finds most real.

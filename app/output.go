@@ -43,6 +43,15 @@ import (
 // A stream cannot seek back: a WAV written to one announces its length in
 // its header up front (audio.NewWAVStreamWriter), which may add up to
 // synth.MaxTail of silence at its end.
+//
+// An output never replaces what the same command reads, nor another of its
+// outputs: commands check their files with CheckApart before any work
+// (`amt generate --continue in.mid --wav in.mid` used to turn the user's
+// MIDI file into a WAV). "The same file" is the same file, not the same
+// string: os.SameFile where both exist (a symlink or a hard link to the
+// input is the input), the cleaned absolute path, its folder's symlinks
+// resolved, where one does not exist yet. Streams ("-", pipes, devices)
+// are never the same file as anything: they are read or written through.
 
 // StdoutPath names standard output as an output (and as an input:
 // ReadMIDI).
@@ -220,4 +229,99 @@ func CheckOutputDir(dir string) error {
 		return fmt.Errorf("output folder %s is a %s, not a folder", dir, userfile.Kind(fi.Mode()))
 	}
 	return nil
+}
+
+// FileArg is a file a command reads or writes, with what named it, for
+// messages: {"--wav", "song.wav"}, {"the input", "in.mid"}.
+type FileArg struct {
+	Name, Path string
+}
+
+// CheckApart refuses, as a usage error naming both, an output that is one
+// of inputs or another of outputs (see "An output never replaces" above);
+// empty paths, "-" and streams are skipped. Outputs that cannot be written
+// at all are CheckOutput's to report: they are skipped here.
+func CheckApart(inputs, outputs []FileArg) error {
+	type named struct {
+		FileArg
+		id fileID
+	}
+	var ins, outs []named
+	for _, in := range inputs {
+		if id, ok := inputID(in.Path); ok {
+			ins = append(ins, named{in, id})
+		}
+	}
+	for _, o := range outputs {
+		id, ok := outputID(o.Path)
+		if !ok {
+			continue
+		}
+		for _, in := range ins {
+			if id.same(in.id) {
+				return fmt.Errorf("%w: %s %s is the same file as %s %s, which this command reads: name another output", ErrUsage, o.Name, o.Path, in.Name, in.Path)
+			}
+		}
+		for _, p := range outs {
+			if id.same(p.id) {
+				return fmt.Errorf("%w: %s %s is the same file as %s %s: one would replace the other; name two files", ErrUsage, o.Name, o.Path, p.Name, p.Path)
+			}
+		}
+		outs = append(outs, named{o, id})
+	}
+	return nil
+}
+
+// fileID is what a path names, to compare with another (fileID.same).
+type fileID struct {
+	fi  fs.FileInfo // the file itself; nil where it does not exist (yet)
+	abs string      // the cleaned absolute path, its folder's symlinks resolved
+}
+
+func (a fileID) same(b fileID) bool {
+	if a.fi != nil && b.fi != nil {
+		return os.SameFile(a.fi, b.fi)
+	}
+	return a.abs == b.abs
+}
+
+// outputID is where writing path leads (resolveOutput: a symlink to a
+// file leads to that file); false for a stream or an output that cannot be
+// written.
+func outputID(path string) (fileID, bool) {
+	if path == "" {
+		return fileID{}, false
+	}
+	o, err := resolveOutput(path)
+	if err != nil || o.isStream() {
+		return fileID{}, false
+	}
+	return pathID(o.file), true
+}
+
+// inputID is what reading path reads; false for standard input and for
+// anything but a regular file that exists or a path that does not (a
+// pipe, a device, a folder).
+func inputID(path string) (fileID, bool) {
+	if path == "" || path == StdoutPath {
+		return fileID{}, false
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fileID{}, false
+	}
+	return pathID(path), true
+}
+
+func pathID(path string) fileID {
+	id := fileID{abs: filepath.Clean(path)}
+	if fi, err := os.Stat(path); err == nil {
+		id.fi = fi
+	}
+	if a, err := filepath.Abs(path); err == nil {
+		id.abs = a
+	}
+	if d, err := filepath.EvalSymlinks(filepath.Dir(id.abs)); err == nil {
+		id.abs = filepath.Join(d, filepath.Base(id.abs))
+	}
+	return id
 }

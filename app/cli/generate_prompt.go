@@ -66,7 +66,7 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 		temp:       fs.Float64("temperature", app.DefaultTemperature, "sampling temperature (0: greedy)"),
 		topK:       fs.Int("top-k", 0, "sample among the K most likely tokens (0: all)"),
 		topP:       fs.Float64("top-p", app.DefaultTopP, "nucleus sampling mass (1: off)"),
-		n:          fs.Int("tokens", 0, "new tokens at most (default: enough for the bars)"),
+		n:          fs.Int("tokens", 0, "new tokens at most (default: enough for the bars; 1024 for --model without a prompt)"),
 		jsonOut:    fs.Bool("json", false, "print a JSON object"),
 		keyBias:    fs.Float64("key-bias", app.DefaultKeyBias, "logit penalty of pitches outside the requested key's scale (0: the model alone)"),
 		rhythmBias: fs.Float64("rhythm-bias", app.DefaultRhythmBias, "logit bonus of the positions where the previous bar started pitched notes (0: none)"),
@@ -80,9 +80,16 @@ func definePromptFlags(fs *flag.FlagSet) promptFlags {
 	}
 }
 
+// pieceFlags are the flags that ask something of the piece beyond the
+// sampling: given to `--model DIR` without a prompt, they take the prompt
+// path with an empty prompt, which honours them.
+var pieceFlags = []string{"bars", "form", "candidates", "levers", "key-bias", "rhythm-bias"}
+
 // isPromptForm reports whether `amt generate` arguments ask for the prompt
-// form: a prompt, or no --model (the embedded model). Only `--model DIR`
-// without a prompt is the model-only form.
+// form: a prompt, no --model (the embedded model), --continue or
+// --regenerate, or one of pieceFlags. Only `--model DIR` without a prompt
+// and without those is the model-only form (the model alone samples every
+// attribute, the length included). Both forms parse the same flags.
 func isPromptForm(c *Command, args []string) bool {
 	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -91,7 +98,9 @@ func isPromptForm(c *Command, args []string) bool {
 	if err != nil {
 		return true // the prompt form reports the usage error
 	}
-	return len(pos) > 0 || *f.model == "" || *f.cont != "" || *f.regen != ""
+	piece := false
+	fs.Visit(func(fl *flag.Flag) { piece = piece || slices.Contains(pieceFlags, fl.Name) })
+	return len(pos) > 0 || *f.model == "" || *f.cont != "" || *f.regen != "" || piece
 }
 
 // runPromptGenerate is `amt generate "PROMPT" -o out.mid [--wav out.wav]
@@ -110,7 +119,14 @@ func runPromptGenerate(ctx context.Context, env *Env, c *Command, args []string)
 	if *out == "" {
 		return fmt.Errorf("%w: -o out.mid is required", ErrUsage)
 	}
-	if env, err = checkOutputs(env, *out, *wav); err != nil { // output.go
+	var input *app.FileArg // the MIDI file read: --continue's or --regenerate's
+	switch {
+	case *f.cont != "":
+		input = &app.FileArg{Name: "--continue", Path: *f.cont}
+	case *f.regen != "" && len(pos) == 1:
+		input = &app.FileArg{Name: "--regenerate's file", Path: pos[0]}
+	}
+	if env, err = checkGenerateOutputs(env, *out, *wav, input); err != nil { // generate.go
 		return err
 	}
 	if err := checkGenerate(*bars, *n, *temp, *topK, *topP, *f.candidates, *f.keyBias, *f.rhythmBias); err != nil {

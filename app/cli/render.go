@@ -66,8 +66,12 @@ func init() {
 		if env, err = checkOutputs(env, *out); err != nil { // output.go
 			return err
 		}
-		if !strings.EqualFold(filepath.Ext(*out), ".wav") && !app.OutputIsStream(*out) {
-			return fmt.Errorf("%w: -o %s: the output must be a .wav file (or -, a pipe, a device)", ErrUsage, *out)
+		if err := checkWAVName("-o", *out); err != nil {
+			return err
+		}
+		if err := app.CheckApart([]app.FileArg{{Name: "the input", Path: pos[0]}, {Name: "--soundfont", Path: *sf.soundfont}},
+			[]app.FileArg{{Name: "-o", Path: *out}}); err != nil { // app/output.go
+			return err
 		}
 		if *stems && app.OutputIsStream(*out) {
 			return fmt.Errorf("%w: --stems -o %s: stems are written beside a WAV file, and a stream has no folder", ErrUsage, *out)
@@ -134,15 +138,40 @@ func renderMixed(ctx context.Context, opts app.RenderOptions, mf mixFlags, stems
 	if err != nil {
 		return nil, nil, fmt.Errorf("render %s: %w", opts.Input, err)
 	}
+	dir, base := filepath.Dir(opts.Output), strings.TrimSuffix(filepath.Base(opts.Output), filepath.Ext(opts.Output))
+	if stems {
+		// Before the first WAV: no stem may replace the input (a stem
+		// rendered again with --stems names its own stems like itself).
+		paths, err := app.StemPaths(sc, mix, dir, base, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		outs := []app.FileArg{{Name: "-o", Path: opts.Output}}
+		for _, p := range paths {
+			outs = append(outs, app.FileArg{Name: "stem", Path: p})
+		}
+		if err := app.CheckApart([]app.FileArg{{Name: "the input", Path: opts.Input}, {Name: "--soundfont", Path: opts.SoundFont}}, outs); err != nil {
+			return nil, nil, err
+		}
+	}
 	res, err := app.RenderScore(ctx, mixed, opts)
 	if err != nil || !stems {
 		return res, nil, err
 	}
-	base := strings.TrimSuffix(filepath.Base(opts.Output), filepath.Ext(opts.Output))
 	ro := opts
 	ro.Progress = nil
-	files, err := app.ExportStems(ctx, sc, filepath.Dir(opts.Output), base, app.StemOptions{Mix: mix, WAV: true, Render: ro})
+	files, err := app.ExportStems(ctx, sc, dir, base, app.StemOptions{Mix: mix, WAV: true, Render: ro})
 	return res, files, err
+}
+
+// checkWAVName refuses a WAV output whose name does not end in .wav (a
+// stream has no name to end so): `--wav song.mid` would leave a WAV named
+// as a MIDI file, or replace one.
+func checkWAVName(flag, path string) error {
+	if path == "" || strings.EqualFold(filepath.Ext(path), ".wav") || app.OutputIsStream(path) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s %s: the output must be a .wav file (or -, a pipe, a device)", ErrUsage, flag, path)
 }
 
 // fmtDur formats seconds as m:ss, or h:mm:ss from an hour.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -127,5 +128,49 @@ func TestRenderLimits(t *testing.T) {
 	_, err := app.RenderScore(context.Background(), testfiles.LateNote(app.MaxInMemorySeconds+10), app.RenderOptions{Input: "long", Builtin: true})
 	if err == nil || !strings.Contains(err.Error(), "-o OUT.wav") {
 		t.Errorf("in memory beyond the limit: %v", err)
+	}
+}
+
+// amt render never writes over what it reads, before any work (exit 2,
+// nothing written, the input's bytes kept): -o naming the input (a MIDI
+// file named .wav), and --stems whose first stem is named like the input
+// (a stem rendered again with --stems: s-01-acoustic-grand-piano.mid of
+// base s is fifo.mid's one piano track). Under another -o the same stems
+// are written.
+func TestRenderOutputsApart(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "engine", "midi", "testdata", "fifo.mid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asWAV := filepath.Join(dir, "song.wav")
+	stem := filepath.Join(dir, "s-01-acoustic-grand-piano.mid")
+	for _, f := range []string{asWAV, stem} {
+		if err := os.WriteFile(f, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{asWAV, "-o", asWAV}, "-o " + asWAV + " is the same file as the input " + asWAV},
+		{[]string{stem, "-o", filepath.Join(dir, "s.wav"), "--stems"}, "stem " + stem + " is the same file as the input " + stem},
+	} {
+		code, _, se := runCLI(append([]string{"render", "--builtin"}, c.args...)...)
+		if code != 2 || !strings.Contains(se, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, se, c.want)
+		}
+		for _, f := range []string{asWAV, stem} {
+			if got, _ := os.ReadFile(f); !bytes.Equal(got, src) {
+				t.Errorf("%v: %s changed", c.args, filepath.Base(f))
+			}
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+			t.Errorf("%v: %d files in the folder, want the 2 inputs", c.args, len(ents))
+		}
+	}
+	if code, so, se := runCLI("render", "--builtin", stem, "-o", filepath.Join(dir, "t.wav"), "--stems"); code != 0 || !strings.Contains(so, "t-01-acoustic-grand-piano.wav") {
+		t.Errorf("stems beside t.wav: exit %d %q %q", code, so, se)
 	}
 }
