@@ -35,6 +35,60 @@ type ExamplesSpec struct {
 	Progress func(done, total int)
 }
 
+// Limits of the examples written for a trainer outside this program
+// (`amt datasets --export-examples`, `amt examples --write`) and served to
+// one (`amt examples --serve`): each flag is checked before any work, a
+// usage error naming the flag, the value and the limit; then the bytes the
+// examples take are checked against the free space of their disk.
+const (
+	// MaxExamples bounds --examples and --val-examples: a billion
+	// examples of the default 256 tokens are 518 GB (`--examples 1e12`
+	// used to start writing 500 TB).
+	MaxExamples = 1_000_000_000
+	// MaxExampleContext bounds --context: a model amt can load has at most
+	// gpt.MaxPositions positions.
+	MaxExampleContext = gpt.MaxPositions
+	// MaxExampleBatch bounds --batch, the batch examples are numbered in
+	// (a cluster run's global batch, cluster/train.py --example-batch).
+	MaxExampleBatch = 1 << 20
+	// MaxExampleBatchTokens bounds --batch × --context where examples are
+	// written: one batch is built in memory at 8 bytes a token, 128 MB at
+	// most (`--batch 1000000000` died of "out of memory" and left its
+	// .pieces- folder behind).
+	MaxExampleBatchTokens = 1 << 24
+	// MaxExampleWorkers bounds --workers of amt examples (as amt train's).
+	MaxExampleWorkers = 1024
+)
+
+// checkExampleSizes checks the size flags of an example export (writing:
+// the counts too, and one batch's tokens) before any work.
+func checkExampleSizes(context, batch int, writing bool, train, val int) error {
+	err := FirstError(
+		IntIn("context", context, 2, MaxExampleContext),
+		IntIn("batch", batch, 1, MaxExampleBatch))
+	if err != nil || !writing {
+		return err
+	}
+	if err := FirstError(IntIn("examples", train, 1, MaxExamples), IntIn("val-examples", val, -1, MaxExamples)); err != nil {
+		return err
+	}
+	if n := int64(batch) * int64(context); n > MaxExampleBatchTokens {
+		return fmt.Errorf("%w: --batch %d × --context %d = %d tokens a batch: allowed at most %d (each batch is built in memory)", ErrUsage, batch, context, n, MaxExampleBatchTokens)
+	}
+	return nil
+}
+
+// exampleBytes is the size of n examples of context tokens written as
+// engine/train/examples stores them: a row of context+1 tokens (2 bytes,
+// or 4 in a vocabulary over 65,536) and a 4-byte length each.
+func exampleBytes(n, context, vocabSize int) int64 {
+	width := int64(2)
+	if vocabSize > 1<<16 {
+		width = 4
+	}
+	return int64(n) * ((int64(context)+1)*width + 4)
+}
+
 // DefaultExamplesSpec are the CLI's defaults.
 func DefaultExamplesSpec() ExamplesSpec {
 	d := DefaultTrainSpec()
@@ -55,10 +109,10 @@ func ExportExamples(ctx context.Context, st *storage.Store, project, dataset, di
 	if err := CheckOutputDir(dir); err != nil { // app/output.go: before any work
 		return nil, fmt.Errorf("export examples: %w", err)
 	}
-	if spec.Train < 1 || spec.Context < 2 || spec.Batch < 1 {
-		return nil, fmt.Errorf("%w: export examples: --examples, --context and --batch must be ≥ 1, 2 and 1 (got %d, %d, %d)", ErrUsage, spec.Train, spec.Context, spec.Batch)
+	if err := checkExampleSizes(spec.Context, spec.Batch, true, spec.Train, spec.Val); err != nil {
+		return nil, err
 	}
-	if spec.ValFrac < 0 || spec.ValFrac >= 1 {
+	if !(spec.ValFrac >= 0 && spec.ValFrac < 1) { // NaN too
 		return nil, fmt.Errorf("%w: export examples: --val-frac %g outside [0, 1)", ErrUsage, spec.ValFrac)
 	}
 	if spec.Val < 0 {
@@ -66,6 +120,20 @@ func ExportExamples(ctx context.Context, st *storage.Store, project, dataset, di
 	}
 	if spec.ValFrac == 0 {
 		spec.Val = 0
+	}
+	live, err := readLivePieces(st, project, dataset)
+	if err != nil {
+		return nil, err
+	}
+	v, err := token.ParseVocab(live.vocabJSON)
+	if err != nil {
+		return nil, fmt.Errorf("export examples: dataset %q: vocab.json: %w", dataset, err)
+	}
+	// The examples, and the pieces' temporary shard beside them.
+	need := exampleBytes(spec.Train+spec.Val, spec.Context, v.Size()) + live.bytes() + int64(len(live.vocabJSON))
+	if err := checkFreeSpace(dir, need, fmt.Sprintf("export examples: %d examples of %d tokens (--examples %d, --val-examples %d, --context %d)",
+		spec.Train+spec.Val, spec.Context, spec.Train, spec.Val, spec.Context)); err != nil { // app/output.go
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("export examples: %w", err)
@@ -80,14 +148,10 @@ func ExportExamples(ctx context.Context, st *storage.Store, project, dataset, di
 	}
 	defer forget()
 	defer os.RemoveAll(pieces)
-	vj, err := writeLivePieces(ctx, st, project, dataset, filepath.Join(pieces, "pieces"))
-	if err != nil {
+	if err := live.write(ctx, st, filepath.Join(pieces, "pieces")); err != nil {
 		return nil, err
 	}
-	v, err := token.ParseVocab(vj)
-	if err != nil {
-		return nil, fmt.Errorf("export examples: dataset %q: vocab.json: %w", dataset, err)
-	}
+	vj := live.vocabJSON
 	data, err := train.OpenDir(pieces, v.Size(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("export examples: dataset %q: %w", dataset, err)
@@ -106,6 +170,32 @@ func ExportExamples(ctx context.Context, st *storage.Store, project, dataset, di
 // piece from its shard after checking the shard against its recorded hash.
 // It returns the dataset's vocab.json.
 func writeLivePieces(ctx context.Context, st *storage.Store, project, dataset, name string) ([]byte, error) {
+	live, err := readLivePieces(st, project, dataset)
+	if err != nil {
+		return nil, err
+	}
+	return live.vocabJSON, live.write(ctx, st, name)
+}
+
+// livePieces are the live pieces of a dataset as the store lists them,
+// ordered by path, with their shards and the dataset's vocab.json.
+type livePieces struct {
+	items     []storage.Item
+	shards    map[uint64]storage.Shard
+	vocabJSON []byte
+}
+
+// bytes is the size of the shard write makes of them.
+func (l *livePieces) bytes() int64 {
+	n := int64(8 * (len(l.items) + 1))
+	for _, it := range l.items {
+		n += 2 * int64(it.Tokens)
+	}
+	return n
+}
+
+// readLivePieces lists the live pieces of a dataset (nothing is written).
+func readLivePieces(st *storage.Store, project, dataset string) (*livePieces, error) {
 	var ds *storage.Dataset
 	shards := map[uint64]storage.Shard{}
 	var items []storage.Item
@@ -142,6 +232,12 @@ func writeLivePieces(ctx context.Context, st *storage.Store, project, dataset, n
 		return nil, fmt.Errorf("export examples: %w", err)
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Path < items[j].Path })
+	return &livePieces{items: items, shards: shards, vocabJSON: vj}, nil
+}
+
+// write writes the pieces as the shard NAME.bin/NAME.idx.
+func (l *livePieces) write(ctx context.Context, st *storage.Store, name string) error {
+	items, shards := l.items, l.shards
 	files := map[uint64]*os.File{}
 	sizes := map[uint64]int64{}
 	defer func() {
@@ -151,7 +247,7 @@ func writeLivePieces(ctx context.Context, st *storage.Store, project, dataset, n
 	}()
 	bin, err := os.Create(name + ".bin")
 	if err != nil {
-		return nil, fmt.Errorf("export examples: %w", err)
+		return fmt.Errorf("export examples: %w", err)
 	}
 	defer bin.Close()
 	w := bufio.NewWriterSize(bin, 1<<20)
@@ -161,49 +257,49 @@ func writeLivePieces(ctx context.Context, st *storage.Store, project, dataset, n
 	for n, it := range items {
 		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		f, ok := files[it.ShardID]
 		if !ok {
 			sh, known := shards[it.ShardID]
 			if !known {
-				return nil, fmt.Errorf("export examples: item %s refers to shard %d, which the dataset does not list", it.Path, it.ShardID)
+				return fmt.Errorf("export examples: item %s refers to shard %d, which the dataset does not list", it.Path, it.ShardID)
 			}
 			p := st.Abs(sh.Path + ".bin")
 			if h, err := storage.HashFile(p); err != nil || h != sh.Hash {
-				return nil, fmt.Errorf("export examples: shard %s: %w", sh.Path, storage.ErrShardChanged)
+				return fmt.Errorf("export examples: shard %s: %w", sh.Path, storage.ErrShardChanged)
 			}
 			if f, err = os.Open(p); err != nil {
-				return nil, fmt.Errorf("export examples: %w", err)
+				return fmt.Errorf("export examples: %w", err)
 			}
 			fi, err := f.Stat()
 			if err != nil {
 				f.Close()
-				return nil, fmt.Errorf("export examples: %w", err)
+				return fmt.Errorf("export examples: %w", err)
 			}
 			files[it.ShardID], sizes[it.ShardID] = f, fi.Size()
 		}
 		start, size := int64(it.Offset)*2, int64(it.Tokens)*2
 		if it.Offset > 1<<62 || start+size > sizes[it.ShardID] {
-			return nil, fmt.Errorf("export examples: item %s (tokens %d..%d) does not fit shard %s: %w", it.Path, it.Offset, it.Offset+uint64(it.Tokens), shards[it.ShardID].Path, pipeline.ErrBadShard)
+			return fmt.Errorf("export examples: item %s (tokens %d..%d) does not fit shard %s: %w", it.Path, it.Offset, it.Offset+uint64(it.Tokens), shards[it.ShardID].Path, pipeline.ErrBadShard)
 		}
 		buf = slices.Grow(buf[:0], int(size))[:size]
 		if _, err := f.ReadAt(buf, start); err != nil {
-			return nil, fmt.Errorf("export examples: %s: %w", f.Name(), err)
+			return fmt.Errorf("export examples: %s: %w", f.Name(), err)
 		}
 		if _, err := w.Write(buf); err != nil {
-			return nil, fmt.Errorf("export examples: %w", err)
+			return fmt.Errorf("export examples: %w", err)
 		}
 		idx = binary.LittleEndian.AppendUint64(idx, off)
 		off += uint64(it.Tokens)
 	}
 	idx = binary.LittleEndian.AppendUint64(idx, off)
 	if err := w.Flush(); err != nil {
-		return nil, fmt.Errorf("export examples: %w", err)
+		return fmt.Errorf("export examples: %w", err)
 	}
 	if err := os.WriteFile(name+".idx", idx, 0o644); err != nil {
-		return nil, fmt.Errorf("export examples: %w", err)
+		return fmt.Errorf("export examples: %w", err)
 	}
-	return vj, nil
+	return nil
 }

@@ -23,8 +23,17 @@ type ExampleStreamHeader = stream.Header
 // --export-examples`' context, batch, seed and validation share.
 func DefaultExampleSourceSpec() ExampleSourceSpec { return stream.DefaultSpec() }
 
-// openSource opens the shards, a bad option being a usage error.
-func openSource(spec ExampleSourceSpec) (*stream.Source, error) {
+// openSource opens the shards, a bad option being a usage error: the size
+// flags first, against the limits of examples_export.go (writing: the
+// counts too, as checkExampleSizes takes them), before any work.
+func openSource(spec ExampleSourceSpec, writing bool, n, val int) (*stream.Source, error) {
+	err := checkExampleSizes(spec.Context, spec.Batch, writing, n, val)
+	if err == nil {
+		err = IntIn("workers", spec.Workers, 0, MaxExampleWorkers)
+	}
+	if err != nil {
+		return nil, err
+	}
 	src, err := stream.Open(spec)
 	if errors.Is(err, stream.ErrRequest) {
 		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
@@ -35,7 +44,7 @@ func openSource(spec ExampleSourceSpec) (*stream.Source, error) {
 // DescribeExampleSource opens the shards and returns the stream's header
 // (pieces and tokens of each split, the conditioning) without serving.
 func DescribeExampleSource(spec ExampleSourceSpec) (ExampleStreamHeader, error) {
-	src, err := openSource(spec)
+	src, err := openSource(spec, false, 0, 0)
 	if err != nil {
 		return ExampleStreamHeader{}, err
 	}
@@ -50,7 +59,7 @@ func ServeExamples(ctx context.Context, spec ExampleSourceSpec, in io.Reader, ou
 	if in == nil || out == nil {
 		return errors.New("examples: serve needs an input and an output")
 	}
-	src, err := openSource(spec)
+	src, err := openSource(spec, false, 0, 0)
 	if err != nil {
 		return err
 	}
@@ -64,15 +73,22 @@ func ServeExamples(ctx context.Context, spec ExampleSourceSpec, in io.Reader, ou
 // dataset: the same rows the stream serves for those numbers. progress
 // may be nil.
 func WriteShardExamples(ctx context.Context, spec ExampleSourceSpec, dir string, n, val int, progress func(done, total int)) (*examples.Manifest, error) {
-	if n < 1 || val < 0 {
-		return nil, fmt.Errorf("%w: examples: --examples %d and --val-examples %d: want ≥ 1 and ≥ 0", ErrUsage, n, val)
+	if err := CheckOutputDir(dir); err != nil { // app/output.go: before any work
+		return nil, fmt.Errorf("examples: %w", err)
 	}
-	src, err := openSource(spec)
+	if val < 0 {
+		return nil, fmt.Errorf("%w: --val-examples %d: allowed 0 to %d", ErrUsage, val, MaxExamples)
+	}
+	src, err := openSource(spec, true, n, val)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
 	v := src.Vocab()
+	if err := checkFreeSpace(dir, exampleBytes(n+val, spec.Context, v.Size())+int64(len(src.VocabJSON())),
+		fmt.Sprintf("examples: %d examples of %d tokens (--examples %d, --val-examples %d, --context %d)", n+val, spec.Context, n, val, spec.Context)); err != nil { // app/output.go
+		return nil, err
+	}
 	h := src.Header()
 	return examples.Write(ctx, dir, src.Dataset(), src.Builder(), examples.Options{Context: spec.Context, Train: n, Val: val,
 		Batch: spec.Batch, Seed: spec.Seed, SplitSeed: spec.SplitSeed, ValFrac: spec.ValFrac, VocabJSON: src.VocabJSON(),

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/shirou/gopsutil/v3/disk"
+
 	"github.com/amtstudio/amt/engine/atomicfile"
 	"github.com/amtstudio/amt/engine/userfile"
 )
@@ -324,4 +326,55 @@ func pathID(path string) fileID {
 		id.abs = filepath.Join(d, filepath.Base(id.abs))
 	}
 	return id
+}
+
+// freeSpace returns the bytes the file system holding path has free for
+// this user (statfs: blocks available to unprivileged users). A variable:
+// tests stand in a small disk.
+var freeSpace = func(path string) (uint64, error) {
+	u, err := disk.Usage(path)
+	if err != nil {
+		return 0, err
+	}
+	return u.Free, nil
+}
+
+// checkFreeSpace refuses to write need bytes into dir (created later if
+// absent: its nearest existing folder is asked) when its file system has
+// less free, before any work; what names the work and the flags that size
+// it. Where the file system does not say, the writes decide.
+func checkFreeSpace(dir string, need int64, what string) error {
+	p := filepath.Clean(dir)
+	for {
+		if _, err := os.Stat(p); err == nil {
+			break
+		}
+		up := filepath.Dir(p)
+		if up == p {
+			return nil
+		}
+		p = up
+	}
+	free, err := freeSpace(p)
+	if err != nil {
+		return nil
+	}
+	if need > 0 && uint64(need) > free {
+		return fmt.Errorf("%s: needs %s in %s; its disk has %s free", what, fmtBytes(need), dir, fmtBytes(int64(min(free, 1<<62))))
+	}
+	return nil
+}
+
+// fmtBytes formats a size in bytes with a decimal unit (1.5 GB).
+func fmtBytes(n int64) string {
+	f, units := float64(n), []string{"bytes", "kB", "MB", "GB", "TB", "PB", "EB"}
+	i := 0
+	for f >= 1000 && i < len(units)-1 {
+		f /= 1000
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f %s", f, units[i])
 }
