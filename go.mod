@@ -5,8 +5,6 @@ go 1.26.8
 require (
 	fyne.io/fyne/v2 v2.7.1
 	github.com/NVIDIA/go-nvml v0.12.4-1
-	github.com/go-audio/audio v1.0.0
-	github.com/go-audio/wav v1.1.0
 	github.com/hajimehoshi/oto/v2 v2.4.3
 	github.com/shirou/gopsutil/v3 v3.24.5
 	gitlab.com/gomidi/midi/v2 v2.3.16
@@ -24,7 +22,6 @@ require (
 	github.com/fyne-io/glfw-js v0.3.0 // indirect
 	github.com/fyne-io/image v0.1.1 // indirect
 	github.com/fyne-io/oksvg v0.2.0 // indirect
-	github.com/go-audio/riff v1.0.0 // indirect
 	github.com/go-gl/gl v0.0.0-20231021071112-07e5d0ea2e71 // indirect
 	github.com/go-gl/glfw/v3.3/glfw v0.0.0-20240506104042-037f3cc74f2a // indirect
 	github.com/go-ole/go-ole v1.2.6 // indirect
