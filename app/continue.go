@@ -302,7 +302,7 @@ func RegenerateScore(ctx context.Context, m *Model, src *midi.Score, source stri
 	p.frame(m)
 	orig := len(p.barAt)
 	if from < 1 || to < from || to > orig {
-		return nil, fmt.Errorf("regenerate: %s: bars %d-%d: the piece has bars 1-%d", source, from, to, orig)
+		return nil, fmt.Errorf("%w: --regenerate %d-%d: %s has bars 1-%d", ErrUsage, from, to, source, orig)
 	}
 	if candidates <= 0 {
 		candidates = DefaultRegenerateCandidates

@@ -158,3 +158,23 @@ func TestGenerateModelOnlyFlags(t *testing.T) {
 		t.Errorf("--form AABA --bars 4: exit %d, %q", code, se)
 	}
 }
+
+// --regenerate A-B beyond the piece's bars is a usage error (exit 2)
+// naming the flag, the range and the bars the piece has, before any
+// sampling; nothing is written.
+func TestGenerateRegenerateRange(t *testing.T) {
+	model := t.TempDir()
+	if err := app.WriteRandomModel(model, "tiny", 3); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r.mid")
+	// hand.mid is 1.7 bars of 4/4: bars 1-2.
+	in := filepath.Join("..", "..", "engine", "midi", "testdata", "hand.mid")
+	code, _, se := runCLI("generate", "--model", model, "--regenerate", "5-9", in, "-o", out)
+	if code != 2 || !strings.Contains(se, "--regenerate 5-9") || !strings.Contains(se, "bars 1-2") {
+		t.Errorf("exit %d, %q; want 2 naming --regenerate 5-9 and bars 1-2", code, se)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s was written", out)
+	}
+}
