@@ -27,7 +27,7 @@ func init() {
 	c := &Command{
 		Name:    "generate",
 		Usage:   "generate [\"PROMPT\"] -o out.mid [--model DIR] [--wav out.wav] [--bars N] [--tokens N] [--seed S] [--temperature X] [--top-k K] [--top-p P] [--candidates N] [--form F] [--levers L] [--key-bias X] [--rhythm-bias Y] [--continue FILE.mid | --regenerate A-B FILE.mid] [--device cpu|cuda|auto] [--exact] [--json]",
-		Summary: "generate a MIDI file from a prompt with the embedded default model (or --model DIR); --model without a prompt samples every attribute, the length included, unless --bars, --form, --candidates, --levers, --key-bias or --rhythm-bias asks for more (then it is the prompt path with an empty prompt)",
+		Summary: "generate a MIDI file from a prompt with the embedded default model (or --model DIR); --model without a prompt samples every attribute",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		if isPromptForm(c, args) {

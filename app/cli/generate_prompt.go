@@ -58,7 +58,7 @@ type promptFlags struct {
 
 func definePromptFlags(fs *flag.FlagSet) promptFlags {
 	return promptFlags{
-		model:      fs.String("model", "", "model folder (default: the embedded model)"),
+		model:      fs.String("model", "", "model folder (default: the embedded model); without a prompt the model alone samples every attribute, the length included, unless --bars, --form, --candidates, --levers, --key-bias or --rhythm-bias asks for more (the prompt path with an empty prompt)"),
 		out:        fs.String("o", "", "output MIDI file"),
 		wav:        fs.String("wav", "", "also render a WAV file"),
 		seed:       fs.Uint64("seed", 1, "sampling seed (same seed, same output)"),
