@@ -21,6 +21,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -81,6 +82,8 @@ var (
 	ErrReadOnly = errors.New("store is read-only")
 	// ErrCorrupt: the database file is damaged (truncated, overwritten).
 	ErrCorrupt = errors.New("database is damaged")
+	// ErrNoStore: the data directory holds no store (OpenExisting).
+	ErrNoStore = errors.New("no AMT Studio data")
 )
 
 // lockTimeout bounds how long Open waits for another process's lock.
@@ -97,7 +100,9 @@ type Store struct {
 
 // DefaultDir returns the data directory: $AMT_HOME if set; else
 // $XDG_DATA_HOME/amt-studio, or ~/.local/share/amt-studio on Linux and the
-// BSDs; elsewhere os.UserConfigDir()/AMT Studio.
+// BSDs; elsewhere os.UserConfigDir()/AMT Studio. A relative XDG_DATA_HOME
+// is ignored, as the XDG Base Directory specification asks (such a path
+// is invalid; it would put the store under wherever a command runs).
 func DefaultDir() (string, error) {
 	if d := os.Getenv("AMT_HOME"); d != "" {
 		return d, nil
@@ -110,7 +115,7 @@ func DefaultDir() (string, error) {
 		}
 		return filepath.Join(d, "AMT Studio"), nil
 	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "amt-studio"), nil
 	}
 	h, err := os.UserHomeDir()
@@ -207,6 +212,27 @@ func Open(dir string) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// OpenExisting is Open for a command that only reads: a directory that
+// holds no store (missing, or without a database, or with an empty one: a
+// mistyped --home) is an error wrapping ErrNoStore that names it, and
+// nothing is created there.
+func OpenExisting(dir string) (*Store, error) {
+	if dir == "" {
+		var err error
+		if dir, err = DefaultDir(); err != nil {
+			return nil, err
+		}
+	}
+	fi, err := os.Stat(filepath.Join(dir, DBFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode().IsRegular() && fi.Size() == 0:
+		return nil, fmt.Errorf("storage: %w at %s", ErrNoStore, dir)
+	case err != nil:
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
+	return Open(dir)
 }
 
 // OpenReadOnly opens an existing store for reading only: no bucket is

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,6 +82,73 @@ func TestDefaultDir(t *testing.T) {
 	if d, _ := DefaultDir(); d != "/x/data/amt-studio" {
 		t.Errorf("XDG_DATA_HOME: got %s", d)
 	}
+}
+
+// A relative XDG_DATA_HOME is invalid (the XDG Base Directory
+// specification: "all paths set in these environment variables must be
+// absolute ... If an implementation encounters a relative path in any of
+// these variables it should consider the path invalid and ignore it"):
+// the default ~/.local/share is used, not a folder under wherever the
+// command runs.
+func TestDefaultDirIgnoresRelativeXDG(t *testing.T) {
+	switch runtime.GOOS {
+	case "windows", "darwin", "ios", "plan9":
+		t.Skip("XDG directories are read on Linux and the BSDs")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("AMT_HOME", "")
+	for _, rel := range []string{"data", "./data", "../x/data"} {
+		t.Setenv("XDG_DATA_HOME", rel)
+		if d, err := DefaultDir(); err != nil || d != filepath.Join(home, ".local", "share", "amt-studio") {
+			t.Errorf("XDG_DATA_HOME=%s: %q, %v; want ~/.local/share/amt-studio", rel, d, err)
+		}
+	}
+}
+
+// OpenExisting (a command that only reads) refuses a folder without a
+// store, missing or empty, naming it, and creates nothing; a store opens.
+func TestOpenExistingRefusesFolderWithoutStore(t *testing.T) {
+	base := t.TempDir()
+	missing := filepath.Join(base, "typo")
+	empty := filepath.Join(base, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(base, "zero") // a database file of 0 bytes holds no store either
+	if err := os.Mkdir(zero, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(zero, DBFile), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{missing, empty, zero} {
+		s, err := OpenExisting(dir)
+		if err == nil {
+			s.Close()
+		}
+		if !errors.Is(err, ErrNoStore) || !strings.Contains(err.Error(), "no AMT Studio data at "+dir) {
+			t.Errorf("%s: %v; want ErrNoStore naming the folder", dir, err)
+		}
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("the missing folder was created: %v", err)
+	}
+	for _, dir := range []string{empty, zero} {
+		if ents, _ := os.ReadDir(dir); len(ents) != map[string]int{empty: 0, zero: 1}[dir] {
+			t.Errorf("%s now holds %d entries", dir, len(ents))
+		}
+	}
+	st := filepath.Join(base, "store")
+	s, err := Open(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = OpenExisting(st); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
 }
 
 func TestProjectsDatasetsRoundTripAcrossReopen(t *testing.T) {
