@@ -48,7 +48,25 @@ type Studio struct {
 // OpenStudio opens the data directory home ("": $AMT_HOME or the user data
 // folder) and makes sure the default project exists.
 func OpenStudio(home string) (*Studio, error) {
-	st, err := OpenStore(home)
+	return studioOver(OpenStore(home))
+}
+
+// OpenExistingStore opens the data directory home for a command that only
+// reads: a home that holds no store (a mistyped --home) is an error
+// naming it ("no AMT Studio data at DIR", wrapping storage.ErrNoStore),
+// and nothing is created there.
+func OpenExistingStore(home string) (*storage.Store, error) {
+	return storage.OpenExisting(home)
+}
+
+// OpenExistingStudio is OpenStudio over an existing store only (see
+// OpenExistingStore).
+func OpenExistingStudio(home string) (*Studio, error) {
+	return studioOver(OpenExistingStore(home))
+}
+
+// studioOver makes sure the default project exists in st.
+func studioOver(st *storage.Store, err error) (*Studio, error) {
 	if err != nil {
 		return nil, err
 	}

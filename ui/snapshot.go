@@ -175,7 +175,7 @@ func SnapshotPNG(screen, home string, width, height int, out string) error {
 	var img image.Image
 	var err error
 	if home != "" {
-		st, oerr := app.OpenStudio(home)
+		st, oerr := app.OpenExistingStudio(home) // a mistyped --home is refused, not created
 		if oerr != nil {
 			return oerr
 		}

@@ -35,7 +35,7 @@ func init() {
 		if *project == "" {
 			return fmt.Errorf("%w: --project is required", ErrUsage)
 		}
-		st, err := app.OpenStore(*home)
+		st, err := app.OpenExistingStore(*home) // it only reads: a mistyped --home is refused, not created
 		if err != nil {
 			return err
 		}

@@ -39,7 +39,7 @@ func init() {
 				return fmt.Errorf("%w: --run %q is not a run id", ErrUsage, *runArg)
 			}
 		}
-		st, err := app.OpenStore(*home)
+		st, err := app.OpenExistingStore(*home) // it only reads: a mistyped --home is refused, not created
 		if err != nil {
 			return err
 		}
