@@ -221,7 +221,10 @@ const readChunk = 1 << 20
 func readLimited(ctx context.Context, f io.Reader, name string, limit, hint int64) ([]byte, error) {
 	var buf bytes.Buffer
 	if hint > 0 && hint <= limit {
-		buf.Grow(int(hint) + 1)
+		// Room for the end-of-file read too: ReadFrom wants MinRead bytes
+		// free, and with less it doubled the buffer (3 bytes of memory a
+		// byte of file, a buffer twice the file kept with the bytes).
+		buf.Grow(int(hint) + bytes.MinRead)
 	}
 	for {
 		if err := ctx.Err(); err != nil {
