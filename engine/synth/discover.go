@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // SystemSoundFontDir is where Debian's soundfont packages install
@@ -48,28 +49,40 @@ func FindSoundFonts(dir string) []string {
 	return out
 }
 
-var (
-	cacheMu sync.Mutex
-	cache   = map[string]*SoundFont{}
-)
+// cached is the SoundFont LoadSoundFontCached loaded last. It keeps one,
+// so that fonts tried one after another (the Settings screen) do not pile
+// up in memory, and reads it again when its file changed (size or time).
+var cached struct {
+	sync.Mutex
+	path string
+	size int64
+	mod  time.Time
+	sf   *SoundFont
+}
 
-// LoadSoundFontCached is LoadSoundFont keeping the parsed bank for later
-// calls with the same path (a SoundFont is immutable once parsed).
+// LoadSoundFontCached is LoadSoundFont sharing the parsed bank with later
+// calls for the same unchanged file (a SoundFont is immutable once
+// parsed): renders and playback in one process hold one copy of it.
 func LoadSoundFontCached(path string) (*SoundFont, error) {
 	return loadSoundFontCached(context.Background(), path)
 }
 
 func loadSoundFontCached(ctx context.Context, path string) (*SoundFont, error) {
-	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	if sf, ok := cache[path]; ok {
-		return sf, nil
+	cached.Lock()
+	defer cached.Unlock()
+	fi, statErr := os.Stat(path)
+	if statErr == nil && cached.sf != nil && cached.path == path && cached.size == fi.Size() && cached.mod.Equal(fi.ModTime()) {
+		return cached.sf, nil
 	}
 	sf, err := LoadSoundFontContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	cache[path] = sf
+	cached.path, cached.sf = path, sf
+	cached.size, cached.mod = 0, time.Time{}
+	if statErr == nil {
+		cached.size, cached.mod = fi.Size(), fi.ModTime()
+	}
 	return sf, nil
 }
 

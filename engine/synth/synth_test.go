@@ -73,7 +73,7 @@ func TestParseFixture(t *testing.T) {
 	if len(sf.Data) != fixLen+46 || len(sf.Samples) != 1 || len(sf.Presets) != 3 {
 		t.Fatalf("data %d samples %d presets %d, want %d 1 3", len(sf.Data), len(sf.Samples), len(sf.Presets), fixLen+46)
 	}
-	if got := sf.Data[25]; math.Abs(float64(got)-0.5) > 1e-4 { // quarter cycle of 0.5·sin
+	if got := sf.Point(25); math.Abs(float64(got)-0.5) > 1e-4 { // quarter cycle of 0.5·sin
 		t.Errorf("data[25] = %v, want 0.5", got)
 	}
 	h := sf.Samples[0]

@@ -12,7 +12,8 @@ type sfVoice struct {
 	exclusive               int32
 	age                     uint64
 
-	data               []float32
+	data               []int16 // SoundFont.Data
+	data24             []uint8 // SoundFont.Data24
 	phase              float64
 	end                float64 // last usable index (exclusive of the +1 read)
 	loopStart, loopEnd float64
@@ -52,7 +53,7 @@ func concaveCB(v int) float64 {
 func (v *sfVoice) start(s *sfSynth, c int, ch *channel, r *Region, key, vel int, clock uint64) {
 	g := &r.Gen
 	sh := &s.sf.Samples[r.Sample]
-	*v = sfVoice{on: true, ch: c, key: uint8(key), vel: uint8(vel), age: clock, data: s.sf.Data,
+	*v = sfVoice{on: true, ch: c, key: uint8(key), vel: uint8(vel), age: clock, data: s.sf.Data, data24: s.sf.Data24,
 		exclusive: g[genExclusiveClass], loopMode: g[genSampleModes] & 3}
 	if g[genVelocity] >= 0 && g[genVelocity] <= 127 {
 		vel = int(g[genVelocity])
@@ -206,7 +207,13 @@ func (v *sfVoice) render(s *sfSynth, out []float32, n int, rv, chs []float32) {
 	da := (a1 - a0) / float32(n)
 	amp := a0
 
-	data := v.data
+	data, data24 := v.data, v.data24
+	// The points are interpolated as stored and scaled after: exact, the
+	// scale being a power of two (see point).
+	scale := float32(1.0 / (1 << 15))
+	if data24 != nil {
+		scale = 1.0 / (1 << 23)
+	}
 	ph := v.phase
 	lim := v.end
 	if v.looping {
@@ -218,13 +225,17 @@ func (v *sfVoice) render(s *sfSynth, out []float32, n int, rv, chs []float32) {
 	i := 0
 	for ; i < n; i++ {
 		idx := int(ph)
-		if idx+1 >= len(data) || idx < 0 {
+		if idx < 0 || idx >= len(data)-1 {
 			v.on = false
 			break
 		}
 		fr := float32(ph - float64(idx))
-		s0 := data[idx]
-		x := s0 + (data[idx+1]-s0)*fr
+		d := data[idx : idx+2]
+		f0, f1 := float32(d[0]), float32(d[1])
+		if data24 != nil { // 24-bit points: sm24 adds a low byte
+			f0, f1 = float32(int32(d[0])<<8|int32(data24[idx])), float32(int32(d[1])<<8|int32(data24[idx+1]))
+		}
+		x := (f0 + (f1-f0)*fr) * scale
 		if filt {
 			y := b0*x + z1
 			z1 = b1*x - fa1*y + z2
