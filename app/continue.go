@@ -10,16 +10,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/amtstudio/amt/engine/decoding"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/token"
-	"github.com/amtstudio/amt/engine/train/condition"
 )
 
 // Continuation and bar regeneration (issue 13): the user's music primes
 // the model with its measured attributes as the prefix (tempo, key, meter,
 // its instruments, LENGTH as the bars left), the last bars that fit in
-// half the model's window as context (condition.RefillBars), and the model
+// half the model's window as context (decoding.RefillBars), and the model
 // writes on. The user's notes are never touched: new notes are mapped from
 // the decoded window onto the file's own bar lines (midi.BarLines) and
 // added to its tracks; regeneration removes only the notes that start in
@@ -117,7 +117,7 @@ func window(v *token.Vocab, hist []uint16, budget, total, sep int, barAt []int) 
 		w = append([]uint16(nil), hist...)
 		return w, 0, nil
 	}
-	w = condition.RefillBars(v, hist, budget, total)
+	w = decoding.RefillBars(v, hist, budget, total)
 	kept := 0
 	for _, t := range w[sep+1:] {
 		if t == v.Bar {
@@ -246,10 +246,10 @@ func ContinueScore(ctx context.Context, m *Model, src *midi.Score, source string
 		return nil, fmt.Errorf("continue: %s: %w", source, err)
 	}
 	inWindow := orig - first + bars
-	c := condition.NewBars(v, v.NewGrammar(), inWindow)
+	c := decoding.NewBars(v, v.NewGrammar(), inWindow)
 	opts := sampleOpts(v, s, s.Seed, c)
 	opts.Adjust = c.Adjust
-	opts.Refill = func(hist []uint16) []uint16 { return condition.RefillBars(v, hist, sampler.W/2, inWindow) }
+	opts.Refill = func(hist []uint16) []uint16 { return decoding.RefillBars(v, hist, sampler.W/2, inWindow) }
 	opts.MaxTokens = min(max(1024, bars*400), 32768)
 	if onToken != nil {
 		n := 0
@@ -333,9 +333,9 @@ func RegenerateScore(ctx context.Context, m *Model, src *midi.Score, source stri
 	sampled := 0
 	start := time.Now()
 	for k := range candidates {
-		c := condition.NewBars(v, v.NewGrammar(), 0)
+		c := decoding.NewBars(v, v.NewGrammar(), 0)
 		opts := sampleOpts(v, s, s.Seed+uint64(k)*0x9E3779B97F4A7C15, c)
-		opts.Refill = func(hist []uint16) []uint16 { return condition.RefillBars(v, hist, sampler.W/2, orig-first) }
+		opts.Refill = func(hist []uint16) []uint16 { return decoding.RefillBars(v, hist, sampler.W/2, orig-first) }
 		opts.MaxTokens = min(max(1024, (to-from+1)*400), 32768)
 		n := 0
 		opts.OnToken = func(t uint16) error {
@@ -384,7 +384,7 @@ func RegenerateScore(ctx context.Context, m *Model, src *midi.Score, source stri
 // seq[:from] (natural log), the whole cut to the window as a refill would.
 func logLikelihood(s *gpt.Sampler, v *token.Vocab, seq []uint16, from, total int) (float64, error) {
 	if len(seq) > s.W {
-		cut := condition.RefillBars(v, seq[:from], s.W/2, total)
+		cut := decoding.RefillBars(v, seq[:from], s.W/2, total)
 		rest := seq[from:]
 		if len(cut)+len(rest) > s.W {
 			rest = rest[:s.W-len(cut)]

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Density words reach the notes (condition.DensityHold): asked for a
+// Density words reach the notes (decoding.DensityHold): asked for a
 // sparse piece (1–1.5 notes a quarter note) the embedded model writes
 // 4.8–6.8 without the hold and 2.1–3.0 with it; a dense one (12 or more)
 // 4.9–7.8 without, 8–10 with (docs/MODEL.md, "Known weaknesses").

@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/token"
+	"github.com/amtstudio/amt/internal/splitmix"
 )
 
 // Key frames (docs/MODEL.md, "Key frame"). A model whose config.json says
@@ -50,7 +51,7 @@ func (m *Model) toFrame(a token.Attributes, seed uint64) (token.Attributes, int)
 	}
 	if a.KeyTonic < 0 {
 		// splitmix-style mixing so neighbouring seeds draw unrelated tonics
-		return a, int(mix64(seed+0x9E3779B97F4A7C15)%12) - 6
+		return a, int(splitmix.Mix64(seed+0x9E3779B97F4A7C15)%12) - 6
 	}
 	s := frameShift(a.KeyTonic, a.KeyMinor)
 	a.KeyTonic = frameTonic(a.KeyMinor)

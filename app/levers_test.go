@@ -7,8 +7,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/amtstudio/amt/engine/decoding"
 	"github.com/amtstudio/amt/engine/eval"
-	"github.com/amtstudio/amt/engine/train/condition"
 )
 
 func TestParseLevers(t *testing.T) {
@@ -42,7 +42,7 @@ func TestLeverCanonical(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := l.resolve() | LeversSet; r.Levers != want {
+		if want := l.Resolve() | LeversSet; r.Levers != want {
 			t.Errorf("levers %v: the result says %v", l, r.Levers)
 		}
 		f, err := eval.PieceFeatures(r.Score, 8)
@@ -130,7 +130,7 @@ func TestLeverPickup(t *testing.T) {
 	defer m.Close()
 	upbeats := 0
 	for seed := uint64(1); seed <= 4; seed++ {
-		if unitDraw(seed) >= 0.83 {
+		if decoding.UpbeatDraw(seed) >= 0.83 {
 			continue
 		}
 		upbeats++
@@ -203,7 +203,7 @@ func TestLeverPickupShortPieces(t *testing.T) {
 		t.Skip(err)
 	}
 	defer m.Close()
-	if unitDraw(1) >= 0.83 {
+	if decoding.UpbeatDraw(1) >= 0.83 {
 		t.Fatal("seed 1 draws no upbeat: the test proves nothing")
 	}
 	r := jig(t, m, 2, 1, 0)
@@ -230,7 +230,7 @@ func TestLeverStrainOpening(t *testing.T) {
 	defer m.Close()
 	opened := 0
 	for seed := uint64(1); seed <= 6; seed++ {
-		k := condition.StrainOpening(openingDraw(seed))
+		k := decoding.StrainOpening(decoding.OpeningDraw(seed))
 		r := jig(t, m, 16, seed, LeversSet|LeverCanonical|LeverStrains)
 		for j := range 4 {
 			want := -1

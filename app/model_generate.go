@@ -7,12 +7,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/amtstudio/amt/engine/decoding"
 	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/text"
 	"github.com/amtstudio/amt/engine/token"
-	"github.com/amtstudio/amt/engine/train/condition"
 )
 
 // DefaultBars is the length of a generated piece when neither the prompt
@@ -34,10 +34,10 @@ type PromptRequest struct {
 	TopP        float64 // 0: DefaultSampling's
 	MaxTokens   int     // 0: enough for the bars
 	// KeyBias lowers the logits of pitches outside the requested key's
-	// scale by this much (condition.KeyBias); 0: the model alone.
+	// scale by this much (decoding.KeyBias); 0: the model alone.
 	KeyBias float32
 	// RhythmBias raises the logits of the positions where the previous
-	// bar started pitched notes (condition.RhythmBias; 0: none).
+	// bar started pitched notes (decoding.RhythmBias; 0: none).
 	RhythmBias float32
 	// Candidates is how many pieces to sample at most (0 or 1: one); the
 	// one that meets the most requested attributes (eval.Adhere) is kept,
@@ -47,8 +47,8 @@ type PromptRequest struct {
 	// single-sample piece and the result still depends only on the request. Candidates are sampled side by side on the
 	// machine's cores (lanes.go); the result is the same as one by one.
 	Candidates int
-	// Form is the form of the piece (condition.Forms; "" or "auto": by
-	// genre and length, condition.PlanForm): later sections restate
+	// Form is the form of the piece (decoding.Forms; "" or "auto": by
+	// genre and length, decoding.PlanForm): later sections restate
 	// earlier ones.
 	Form string
 	// Levers are the decoding levers of issue 24 (levers.go; 0:
@@ -69,41 +69,13 @@ type PromptRequest struct {
 	seedMix uint64
 }
 
-// RegisterBias is the logit penalty per octave outside a register the
-// words ask for (condition.RegisterBias): enough to move a line, not to
-// forbid a leap.
-const RegisterBias = 1.5
+// DefaultCandidates is how many pieces the prompt path samples at most to
+// find one that meets every requested attribute (PromptRequest.Candidates):
+// six since compact decoding made each one about 4× cheaper.
+const DefaultCandidates = 6
 
 // Forms are the form names a request may give.
-var Forms = condition.Forms
-
-// Default sampling of the prompt path.
-const (
-	DefaultTemperature = 0.95
-	DefaultTopP        = 0.95
-	// DefaultKeyBias is the key-scale logit penalty of the prompt path
-	// (PromptRequest.KeyBias) used by amt generate, eval-model and Compose,
-	// with a stronger push in the first and the last bar
-	// (condition.KeyBias; its weights' doc has the figures of each step).
-	// DefaultCandidates is how many pieces it samples at most to find one
-	// that meets every requested attribute (PromptRequest.Candidates).
-	// 0.2 since the key-frame model (docs/MODEL.md, 2026-11-26, fourth
-	// session), which keeps the requested key by itself in 46% of the
-	// suite's pieces: on the suite with 6 candidates, bias 0 gave CK 78.6%
-	// at pitch-class entropy −5.0% against the corpora, 0.2 CK 80.7% at
-	// −7.9%, 0.3 82.1% at −10.1% and 0.75 93.6% at −13.4% (floor ±10%): the
-	// push toward the tonic triad thins the pitch classes. (The absolute
-	// model before it kept the key by itself in 9% and needed 0.75.) Six
-	// candidates since compact decoding made each one about 4× cheaper.
-	DefaultKeyBias    = 0.2
-	DefaultCandidates = 6
-	// DefaultRhythmBias pulls each bar's onsets toward the previous bar's
-	// (condition.RhythmBias). Off: on the suite (docs/MODEL.md, 2026-11-26)
-	// bias 1 raised rhythm repetition from 0.461 to 0.489 but took drums in
-	// bars from 0.968 to 0.899 and notes per beat from 0.751 to 0.687 of the
-	// corpora, both under their floors, and CK from 77.9% to 75.0%.
-	DefaultRhythmBias = 0
-)
+var Forms = decoding.Forms
 
 // PromptResult is a generated piece with what was asked and what it has.
 type PromptResult struct {
@@ -118,7 +90,7 @@ type PromptResult struct {
 	Sampled   int     // tokens sampled over the candidates tried (those dropped unfinished in a wave not counted)
 	Tried     int     // candidates sampled (PromptRequest.Candidates)
 	Seconds   float64 // wall time of the request: every candidate sampled, decoded and judged (side by side, lanes.go)
-	Form      condition.Plan
+	Form      decoding.Plan
 	Restated  int    // tokens restated by the form
 	Levers    Levers // the decoding levers in force (levers.go; resolved, never 0 for the defaults)
 	// Understood is what the prompt was read as: explicit and implied
@@ -166,7 +138,7 @@ func RequestAttributes(prompt string, v *token.Vocab, bars int) token.Attributes
 
 func finishRequest(a token.Attributes, bars int) token.Attributes {
 	if a.Programs != nil {
-		a.Programs = condition.NearestPrograms(a.Programs)
+		a.Programs = decoding.NearestPrograms(a.Programs)
 		if len(a.Programs) == 0 && (a.Drums == nil || !*a.Drums) {
 			a.Programs = nil // an empty list names nothing: left to the model
 		}
@@ -185,7 +157,7 @@ func finishRequest(a token.Attributes, bars int) token.Attributes {
 // attributes it names are forced in the prefix (the model samples or skips
 // the others), the grammar allows only the requested programs, the piece
 // has exactly the requested bars, and when the model's window fills the
-// prefix stays pinned (condition.Refill). The caller serialises calls on
+// prefix stays pinned (decoding.Refill). The caller serialises calls on
 // one model.
 func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*PromptResult, error) {
 	if err := checkPromptRequest(req); err != nil { // app/limits.go
@@ -197,7 +169,7 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	// A form that does not fit the piece's length (--form AABA with 4
 	// bars) is the request's mistake: said before any sampling.
 	if req.Form != "" && req.Form != "auto" {
-		if _, err := condition.PlanForm(req.Form, "", finishRequest(*req.Attrs, req.Bars).Bars); err != nil {
+		if _, err := decoding.PlanForm(req.Form, "", finishRequest(*req.Attrs, req.Bars).Bars); err != nil {
 			return nil, fmt.Errorf("%w: --form %s: %v", ErrUsage, req.Form, err)
 		}
 	}
@@ -205,7 +177,7 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	// Under the critic at least CriticCandidates are sampled, and a tie on
 	// the attributes met goes to the one it finds most real.
 	critic, minTried := req.Critic, 0
-	if req.Levers.resolve()&LeverCritic != 0 && n > 1 {
+	if req.Levers.Resolve()&LeverCritic != 0 && n > 1 {
 		if critic == nil {
 			var err error
 			if critic, err = DefaultCritic(); err != nil {
@@ -323,26 +295,6 @@ func candidateRequest(req PromptRequest, i int) PromptRequest {
 	return r
 }
 
-// unitDraw is a uniform draw in [0, 1) from seed: it decides a piece's
-// upbeat (LeverPickup) and, from seeds derived from the piece's, when its
-// parts enter (LeverBuild).
-func unitDraw(seed uint64) float64 {
-	return float64(mix64(seed^0x5851F42D4C957F2D)>>11) / (1 << 53)
-}
-
-// openingDraw is the piece's draw of its strains' opening
-// (condition.StrainOpening), independent of its upbeat's (unitDraw).
-func openingDraw(seed uint64) float64 { return unitDraw(seed ^ 0xD1B54A32D192ED03) }
-
-// mix64 is splitmix64's finaliser: neighbouring inputs give unrelated
-// outputs (the seeds of pieces, tonics and file orders are drawn through
-// it).
-func mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
-
 // resolvePrompt reads req's prompt for its seed (Understand) into the
 // request its candidates sample: the attributes forced, explicit and
 // implied, the meaning's seed mix and the register.
@@ -367,46 +319,11 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	// The model is asked in its key frame (keyframe.go); what it writes is
 	// moved back to the request before decoding.
 	fa, shift := m.toFrame(a, req.Seed)
-	levers := req.Levers.resolve()
-	g := v.NewGrammar()
-	g.Force(fa)
-	if levers&LeverCanonical != 0 {
-		g.Canonical(ChordCap)
-	}
-	c := condition.NewBars(v, g, a.Bars)
-	if a.Programs != nil {
-		c.Require(a.Programs, false) // drums come from INSTRUMENT_DRUMS, not a forced hit
-	} else {
-		c.MaxInstruments = condition.DefaultMaxInstruments
-	}
-	c.CommonMetersOnly()
-	formName := req.Form
-	if (formName == "" || formName == "auto") && levers&LeverStrains != 0 && a.Bars >= 8 {
-		if f := condition.StrainForm(a.Genre); f != "" {
-			formName = f
-		}
-	}
-	plan, err := condition.PlanForm(formName, a.Genre, a.Bars)
+	levers := req.Levers.Resolve()
+	d, err := decoding.NewPiece(v, decoding.Options{Request: a, Prefix: fa, Shift: shift, Levers: levers, Seed: req.Seed,
+		Form: req.Form, KeyBias: req.KeyBias, RhythmBias: req.RhythmBias, Register: req.register})
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
-	}
-	if levers&LeverStrains != 0 {
-		plan = plan.WithOpening(condition.StrainOpening(openingDraw(req.Seed)))
-	}
-	if levers&LeverPickup != 0 && a.Bars >= MinPickupBars {
-		if c.Pickup = condition.Pickup(v, a.Genre, a.MeterNum, a.MeterDen, unitDraw(req.Seed)); c.Pickup > 0 {
-			plan = plan.AfterPickup()
-		}
-	}
-	if levers&LeverBuild != 0 && a.Programs != nil {
-		drums := a.Drums != nil && *a.Drums
-		c.Entry = condition.Entries(a.Genre, a.Programs, drums, plan.Bars, func(i int) float64 {
-			return unitDraw(req.Seed + uint64(i+1)*0x2545F4914F6CDD1D)
-		})
-	}
-	form := condition.NewRestater(v, c, plan)
-	if levers&LeverVary != 0 && !condition.RepeatsExactly(a.Genre) {
-		form.Vary = VarySemitones
 	}
 	temp, topP := req.Temperature, req.TopP
 	if temp == 0 {
@@ -417,38 +334,13 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 	}
 	maxTok := req.MaxTokens
 	if maxTok <= 0 {
-		maxTok = min(max(1024, a.Bars*200), 32768)
+		maxTok = promptMaxTokens(a.Bars)
 	}
 	s, release := m.newSampler()
 	defer release()
 	opts := gpt.SampleOptions{MaxTokens: maxTok, Temperature: temp, TopK: req.TopK, TopP: topP, Seed: req.Seed ^ req.seedMix,
-		EOS: int(v.EOS), Constraint: form, Force: form.Force, Adjust: c.Adjust,
-		Refill: func(hist []uint16) []uint16 { return condition.RefillBars(v, hist, s.W/2, a.Bars) }}
-	var reg func([]float32)
-	if req.register[1] > 0 {
-		reg = condition.RegisterBias(v, c, req.register[0], req.register[1], RegisterBias, shift)
-	}
-	if levers&(LeverLengths|LeverTexture|LeverDynamics) != 0 {
-		opts.Plain = func() bool {
-			if k, ok := g.Only(); ok {
-				return k == token.KindDuration && levers&LeverLengths != 0 || k == token.KindVelocity && levers&LeverDynamics != 0
-			}
-			return g.AfterNote() && levers&LeverTexture != 0
-		}
-	}
-	var line func([]float32)
-	if levers&LeverLine != 0 {
-		line = condition.LineBias(v, c, condition.DefaultLine)
-	}
-	// A density the request asks for ("sparse", "dense", or implied by
-	// its words) is held (condition.DensityHold); one the model samples is
-	// left to it.
-	var dens func([]float32)
-	if fa.Density >= 0 {
-		dens = condition.DensityHold(v, c, DensityHoldWeight)
-	}
-	opts.Mask = condition.Hooks(condition.KeyBias(v, c, fa.KeyTonic, fa.KeyMinor, req.KeyBias),
-		condition.RhythmBias(v, c, req.RhythmBias), reg, line, dens)
+		EOS: int(v.EOS), Constraint: d.Form, Force: d.Form.Force, Adjust: d.Bars.Adjust, Mask: d.Mask, Plain: d.Plain,
+		Refill: func(hist []uint16) []uint16 { return decoding.RefillBars(v, hist, s.W/2, a.Bars) }}
 	if req.OnToken != nil {
 		n := 0
 		opts.OnToken = func(uint16) error { n++; req.OnToken(n); return nil }
@@ -466,7 +358,7 @@ func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResul
 		return nil, fmt.Errorf("generate: decode: %w", err)
 	}
 	clipToBars(sc, a.Bars)
-	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs, Form: plan, Restated: form.Forced, Levers: levers | LeversSet}
+	r := &PromptResult{Score: sc, Requested: a, Decoded: dec, Tokens: all, New: len(toks), Seconds: secs, Form: d.Plan, Restated: d.Form.Forced, Levers: levers | LeversSet}
 	if err := r.measure(); err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
@@ -522,10 +414,3 @@ func clipToBars(s *midi.Score, n int) {
 	s.EndTick = min(s.EndTick, end)
 	s.ComputeSeconds()
 }
-
-// DensityHoldWeight is how hard a requested density is held
-// (condition.DensityHold): logits per unit of log density ratio. At 1.5
-// "a sparse pop song for solo piano" (1–1.5 notes a quarter note) still
-// had 3.0–4.8 notes a quarter (5.7 without the hold); at 4, 2.1–3.0,
-// and its dense twin 8–10 (12 or more asked; 4.9–7.8 without).
-const DensityHoldWeight = 4

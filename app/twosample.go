@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/amtstudio/amt/engine/corpus"
+	"github.com/amtstudio/amt/engine/decoding"
 	"github.com/amtstudio/amt/engine/eval"
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/text"
 	"github.com/amtstudio/amt/engine/token"
-	"github.com/amtstudio/amt/engine/train/condition"
+	"github.com/amtstudio/amt/internal/splitmix"
 )
 
 // The two-sample test (issue 24, `amt eval-model --two-sample`): can a
@@ -229,13 +230,9 @@ const WhatIfRepeats = 5
 
 // Floors of issue 24 on the two-sample test.
 const (
-	floorClassifier = 0.80
-	floorDupShare   = 0.01
-	// ChordCap is the corpora's 99th percentile of the pitches one
-	// program starts at one onset (measured 2026-11-27 over every onset of
-	// the whole corpora, programs merged across channels: POP909 6 of
-	// 740,515 groups, Nottingham 5, OpenMSX 5, Freedoom 3; the largest 10).
-	ChordCap         = 6
+	floorClassifier  = 0.80
+	floorDupShare    = 0.01
+	ChordCap         = decoding.ChordCap
 	floorLeapsRatio  = 1.5
 	floorSilentRatio = 2
 	floorExactLo     = 0.5
@@ -421,7 +418,7 @@ func promptProblem(v *token.Vocab, prompt string, want token.Attributes, bars in
 	if got.MeterNum != want.MeterNum || got.MeterDen != want.MeterDen {
 		out = append(out, fmt.Sprintf("meter %d/%d for %d/%d", got.MeterNum, got.MeterDen, want.MeterNum, want.MeterDen))
 	}
-	if !slices.Equal(got.Programs, condition.NearestPrograms(want.Programs)) {
+	if !slices.Equal(got.Programs, decoding.NearestPrograms(want.Programs)) {
 		out = append(out, fmt.Sprintf("programs %v for %v", got.Programs, want.Programs))
 	}
 	wd := want.Drums != nil && *want.Drums
@@ -436,7 +433,7 @@ func promptProblem(v *token.Vocab, prompt string, want token.Attributes, bars in
 func pathRank(seed uint64, name string) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d/%s", seed, name)
-	return mix64(h.Sum64())
+	return splitmix.Mix64(h.Sum64())
 }
 
 // realPieces chooses and cuts the real pieces (see the file comment).

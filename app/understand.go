@@ -65,7 +65,7 @@ type Understanding struct {
 	Velocity float64 `json:"velocity,omitempty"`
 	// Register is "low" or "high" ("" none): the pitched parts, basses
 	// aside, are pulled into RegisterRange while sampling
-	// (condition.RegisterBias).
+	// (decoding.RegisterBias).
 	Register      string `json:"register,omitempty"`
 	RegisterRange [2]int `json:"register_range,omitempty"`
 	// Problems are the prompt's numbers that cannot be used.

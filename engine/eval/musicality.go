@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/internal/splitmix"
 )
 
 // Musicality metrics (issue 13): what makes generated music sound like a
@@ -61,17 +62,6 @@ func (m *Metrics) ScaleShare(tonic int, minor bool) float64 {
 		}
 	}
 	return float64(in) / float64(m.PitchedNotes)
-}
-
-// mix64 is the splitmix64 finalizer: a bijective mixing of 64 bits, so
-// that sums of mixed entries make a multiset hash.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
 }
 
 // measureBars builds the bars from the meter map up to the bar of lastOn,
@@ -163,8 +153,8 @@ func (e *Evaluator) measureBars(m *Metrics, s *midi.Score, lastOn int64) {
 	// Pass 2: each bar's pitch+rhythm content as a multiset hash of
 	// (grid step in the bar, length in steps up to the bar's end, pitch
 	// above the bar's lowest).
-	for _, it := range e.items {
-		e.barHash[it.bar] += mix64(it.key | uint64(it.pitch-e.barLow[it.bar]))
+	for _, it := range e.items { // a sum of mixed entries: a multiset hash
+		e.barHash[it.bar] += splitmix.Mix64(it.key | uint64(it.pitch-e.barLow[it.bar]))
 	}
 
 	// Onsets per beat: distinct grid steps holding an onset (drums
@@ -228,10 +218,10 @@ func (e *Evaluator) measureBars(m *Metrics, s *midi.Score, lastOn int64) {
 			continue
 		}
 		length := uint64(e.barStart[b+1] - e.barStart[b])
-		e.sigs = append(e.sigs, e.barHash[b]^mix64(length<<24|uint64(e.barPitchN[b])))
-		r := mix64(length)
+		e.sigs = append(e.sigs, e.barHash[b]^splitmix.Mix64(length<<24|uint64(e.barPitchN[b])))
+		r := splitmix.Mix64(length)
 		for j := 0; j < w; j++ {
-			r = mix64(r ^ e.barPitched[b*w+j])
+			r = splitmix.Mix64(r ^ e.barPitched[b*w+j])
 		}
 		e.rsigs = append(e.rsigs, r)
 	}
@@ -259,7 +249,7 @@ func (e *Evaluator) distinct(xs []uint64) int {
 	n := 0
 	for _, x := range xs {
 		x |= 1 // 0 marks an empty slot; the low bit is given up
-		for i := mix64(x) & mask; ; i = (i + 1) & mask {
+		for i := splitmix.Mix64(x) & mask; ; i = (i + 1) & mask {
 			switch e.set[i] {
 			case 0:
 				e.set[i] = x

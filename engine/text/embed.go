@@ -6,6 +6,8 @@ import (
 	"math"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/amtstudio/amt/internal/splitmix"
 )
 
 // Embedder turns a text into a fixed-size vector. Embed writes Dim() values
@@ -79,20 +81,10 @@ func fnvRune(h uint64, r rune) uint64 {
 	}
 }
 
-// mix is a 64-bit finalizer (splitmix64) so that related hashes spread.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
 // add puts weight w on the bucket of feature hash f, with a sign from
 // another bit of the hash so that collisions cancel on average.
 func add(dst []float32, f uint64, w float32) {
-	f = mix(f)
+	f = splitmix.Mix64(f)
 	i := f & (HashedDim - 1)
 	if f>>63 != 0 {
 		w = -w

@@ -151,7 +151,7 @@ func TestGrammarForce(t *testing.T) {
 		}
 		// The first bar header states the forced meter and tempo (a
 		// "Position_0 Tempo" may change the tempo at once: the grammar
-		// allows it, condition.Bars forbids it at generation).
+		// allows it, decoding.Bars forbids it at generation).
 		head := slices.Index(toks, v.SEP) + 1
 		if len(s.Meters) == 0 || s.Meters[0].Num != 3 || len(toks) < head+3 ||
 			v.Name(toks[head+1]) != "TimeSig_3/4" || toks[head+2] != v.tok(KindTempo, v.TempoBin(75)) {

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/amtstudio/amt/engine/userfile"
+	"github.com/amtstudio/amt/internal/splitmix"
 )
 
 // ErrBadShard marks a token shard whose files are malformed.
@@ -286,13 +287,8 @@ func (d *Dataset) Split(valFrac float64, seed uint64) (train, val *Split) {
 	return train, val
 }
 
-// mix is splitmix64's finalizer.
-func mix(z uint64) uint64 {
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+// mix is splitmix64's next output from state z (a step, then the finaliser).
+func mix(z uint64) uint64 { return splitmix.Mix64(z + splitmix.Gamma) }
 
 // Split is a set of pieces seen as one concatenated token stream.
 type Split struct {

@@ -1,5 +1,5 @@
 // Package condition makes the training examples of the conditioned music
-// model and the matching window management for generation (issue 8).
+// model (issue 8).
 //
 // A piece is 1,500–10,000 tokens and the context 256–1,024, so random
 // windows of the token stream would almost never contain the attribute
@@ -23,13 +23,13 @@
 // probability, instruments as a whole; STYLE always, since style groups are
 // numbered per dataset and mean nothing across corpora).
 //
-// At generation, Refill keeps the attribute prefix pinned when the sampler's
-// window fills: prefix + a restated bar header + the music from a recent
-// bar line, the same form as the training examples. Bars caps a
-// token.Grammar at an exact bar count.
+// Generation (the plan of a piece, the levers, the window refill that
+// keeps the prefix pinned in the same form as these examples) lives in
+// engine/decoding; the two share only engine/token's stream readers
+// (Vocab.BarHeaders, Vocab.SepIndex).
 //
-// It imports engine/token, engine/midi and engine/train; never app/, ui/ or
-// storage/.
+// It imports engine/token, engine/midi and engine/train; never
+// engine/decoding, app/, ui/ or storage/.
 package condition
 
 import (
@@ -311,56 +311,6 @@ func (b *Builder) cumWeights(split *train.Split) []float64 {
 	return cum
 }
 
-// barInfo is one bar of a body: where its Bar token is, where its content
-// starts (after the header's TimeSig and Tempo), and the meter and tempo in
-// force once the header is read.
-type barInfo struct {
-	at, content int
-	timeSig     uint16
-	tempo       uint16
-}
-
-// scanBars lists the bars of the body that starts at toks[from].
-func scanBars(v *token.Vocab, toks []uint16, from int) []barInfo {
-	var bars []barInfo
-	var ts, tp uint16
-	for i := from; i < len(toks); i++ {
-		k, _ := v.Kind(toks[i])
-		switch k {
-		case token.KindBar:
-			j := i + 1
-			for j < len(toks) {
-				kk, _ := v.Kind(toks[j])
-				if kk == token.KindTimeSig {
-					ts = toks[j]
-				} else if kk == token.KindTempo {
-					tp = toks[j]
-				} else {
-					break
-				}
-				j++
-			}
-			bars = append(bars, barInfo{at: i, content: j, timeSig: ts, tempo: tp})
-			i = j - 1
-		case token.KindTempo:
-			tp = toks[i]
-		case token.KindTimeSig:
-			ts = toks[i]
-		}
-	}
-	return bars
-}
-
-// sepIndex is the index of SEP, or -1.
-func sepIndex(v *token.Vocab, toks []uint16) int {
-	for i, t := range toks {
-		if t == v.SEP {
-			return i
-		}
-	}
-	return -1
-}
-
 // Example builds one example of at most n tokens from an encoded piece
 // (BOS … SEP body EOS), drawing the window and the augmentations from rng.
 func (b *Builder) Example(piece []uint16, rng *rand.Rand, n int) ([]uint16, error) {
@@ -403,12 +353,12 @@ func (b *Builder) facts(prefix []uint16) pieceFacts {
 func (b *Builder) example(piece []uint16, rng *rand.Rand, n int) ([]uint16, exampleInfo, error) {
 	v := b.v
 	var info exampleInfo
-	sep := sepIndex(v, piece)
+	sep := v.SepIndex(piece)
 	if sep < 0 {
 		return nil, info, ErrPiece
 	}
-	bars := scanBars(v, piece, sep+1)
-	if len(bars) == 0 || bars[0].timeSig == 0 || bars[0].tempo == 0 {
+	bars := v.BarHeaders(piece, sep+1)
+	if len(bars) == 0 || bars[0].TimeSig == 0 || bars[0].Tempo == 0 {
 		return nil, info, ErrPiece
 	}
 	f := b.facts(piece[:sep])
@@ -426,7 +376,7 @@ func (b *Builder) example(piece []uint16, rng *rand.Rand, n int) ([]uint16, exam
 	case u < b.o.StartProb:
 	case u < b.o.StartProb+b.o.EndProb:
 		j = len(bars) - 1
-		for j > 0 && len(piece)-bars[j-1].content+3 <= budget*7/8 {
+		for j > 0 && len(piece)-bars[j-1].Content+3 <= budget*7/8 {
 			j--
 		}
 	default:
@@ -435,9 +385,9 @@ func (b *Builder) example(piece []uint16, rng *rand.Rand, n int) ([]uint16, exam
 	info.bar, info.bars = j, len(bars)
 	bar := bars[j]
 	body := make([]uint16, 0, budget)
-	body = append(body, v.Bar, bar.timeSig, bar.tempo)
-	end := min(len(piece), bar.content+budget-3)
-	body = append(body, piece[bar.content:end]...)
+	body = append(body, v.Bar, bar.TimeSig, bar.Tempo)
+	end := min(len(piece), bar.Content+budget-3)
+	body = append(body, piece[bar.Content:end]...)
 
 	// Augment the body.
 	tmp := make([]uint16, 0, len(body))

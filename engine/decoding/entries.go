@@ -1,4 +1,4 @@
-package condition
+package decoding
 
 import "github.com/amtstudio/amt/engine/token"
 

@@ -1,4 +1,4 @@
-package condition
+package decoding
 
 import (
 	"math"
@@ -23,24 +23,24 @@ func Refill(v *token.Vocab, hist []uint16, budget int) []uint16 {
 // prefix's LENGTH is set to the bars left from the window's first bar on,
 // as in a training example that starts there. total ≤ 0 keeps LENGTH.
 func RefillBars(v *token.Vocab, hist []uint16, budget, total int) []uint16 {
-	sep := sepIndex(v, hist)
+	sep := v.SepIndex(hist)
 	if sep < 0 || sep+1 >= budget {
 		return append([]uint16(nil), hist[max(0, len(hist)-budget):]...)
 	}
 	prefix := hist[:sep+1]
-	bars := scanBars(v, hist, sep+1)
+	bars := v.BarHeaders(hist, sep+1)
 	for i, b := range bars {
-		if b.at <= sep || b.content >= len(hist) {
+		if b.At <= sep || b.Content >= len(hist) {
 			continue
 		}
-		if len(prefix)+3+len(hist)-b.content <= budget {
+		if len(prefix)+3+len(hist)-b.Content <= budget {
 			out := make([]uint16, 0, budget)
 			out = append(out, prefix...)
 			if total > 0 && v.Config().LengthRemaining {
 				setLength(v, out, total-i)
 			}
-			out = append(out, v.Bar, b.timeSig, b.tempo)
-			return append(out, hist[b.content:]...)
+			out = append(out, v.Bar, b.TimeSig, b.Tempo)
+			return append(out, hist[b.Content:]...)
 		}
 	}
 	out := append(make([]uint16, 0, budget), prefix...)

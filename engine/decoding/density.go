@@ -1,4 +1,4 @@
-package condition
+package decoding
 
 import (
 	"math"
@@ -12,7 +12,7 @@ import (
 // 4.5 notes a quarter, were answered with 4.7–12 (docs/MODEL.md, "Known
 // weaknesses"). DensityHold holds the body to the bin the prefix declares
 // as it goes; the app installs it when the request asks a density
-// (app.DensityHoldWeight), since holding the bin the model samples made
+// (DensityHoldWeight), since holding the bin the model samples made
 // the two-sample test worse (the model samples too dense a bin for POP909).
 
 // DensityHold returns a logit hook (gpt.SampleOptions.Mask) that keeps the

@@ -1,4 +1,4 @@
-package condition
+package decoding
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ var formPatterns = map[string][]string{
 }
 
 // StrainForm is the form a tune of genre family genre gets when its
-// repeats follow the corpora (app.LeverStrains): dance and folk tunes play
+// repeats follow the corpora (LeverStrains): dance and folk tunes play
 // each 8-bar strain twice note for note ("strains": a 16-bar piece is A A),
 // game music loops its 4-bar sections (ABAB); other genres keep their
 // automatic form (""). On the two-sample test (issue 24) the real pieces
@@ -142,10 +142,10 @@ func PlanForm(name, genre string, bars int) (Plan, error) {
 	}
 	pat, ok := formPatterns[name]
 	if !ok {
-		return Plan{}, fmt.Errorf("condition: form %q: not one of %s", name, strings.Join(Forms, ", "))
+		return Plan{}, fmt.Errorf("decoding: form %q: not one of %s", name, strings.Join(Forms, ", "))
 	}
 	if bars < 8 {
-		return Plan{}, fmt.Errorf("condition: form %s needs at least 8 bars, not %d", name, bars)
+		return Plan{}, fmt.Errorf("decoding: form %s needs at least 8 bars, not %d", name, bars)
 	}
 	L := 4 // phrases of 4 bars; 2 in short pieces, 8 in long ones
 	switch {

@@ -1,4 +1,4 @@
-package condition
+package decoding
 
 import (
 	"math/rand/v2"
