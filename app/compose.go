@@ -17,7 +17,6 @@ import (
 	"github.com/amtstudio/amt/engine/midi"
 	"github.com/amtstudio/amt/engine/nn"
 	"github.com/amtstudio/amt/engine/nn/cpu"
-	"github.com/amtstudio/amt/engine/text"
 	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/storage"
 )
@@ -236,23 +235,6 @@ type ComposeResult struct {
 	Adherence *eval.Adherence
 }
 
-// PromptAttributes reads the attributes a prompt asks for (unset fields
-// left to the model), with "sparse"/"dense" mapped to the vocabulary's
-// density bins.
-func PromptAttributes(prompt string, v *token.Vocab) token.Attributes {
-	p := text.ParsePrompt(prompt)
-	a := p.Attrs
-	if a.Density < 0 && v != nil {
-		switch p.Density {
-		case "sparse":
-			a.Density = v.DensityBin(2)
-		case "dense":
-			a.Density = v.DensityBin(16)
-		}
-	}
-	return a
-}
-
 // models caches loaded models by folder, so a second generation does not
 // read the weights again.
 var models struct {
@@ -322,13 +304,11 @@ func composeOne(ctx context.Context, req ComposeRequest) (*Model, *PromptResult,
 		preq.Temperature = 1e-9 // greedy, as amt generate --temperature 0
 	}
 	if req.Progress != nil {
-		a := RequestAttributes(req.Prompt, m.Vocab, 0)
-		if req.Attrs != nil {
-			a = finishRequest(*req.Attrs, 0)
-		}
+		u := Understand(UnderstandRequest{Prompt: req.Prompt, Seed: req.Seed, Attrs: req.Attrs, Choices: req.Choices}, m.Vocab)
+		preq.understood = &u
 		total := req.MaxTokens
 		if total <= 0 {
-			total = promptMaxTokens(a.Bars)
+			total = promptMaxTokens(u.Attrs.Bars)
 		}
 		total *= preq.Candidates // the count runs on over the candidates
 		preq.OnToken = func(n int) { req.Progress(n, total) }

@@ -76,7 +76,8 @@ func TestLeverCriticKeepsTheRealer(t *testing.T) {
 			t.Fatal(err)
 		}
 		var cands []*PromptResult
-		resolved, _ := resolvePrompt(req, m.Vocab) // as GenerateFromPrompt reads the prompt
+		u := Understand(UnderstandRequest{Prompt: req.Prompt, Seed: req.Seed, Bars: req.Bars}, m.Vocab)
+		resolved := req.resolved(&u) // as GenerateFromPrompt reads the prompt
 		for i := 0; i < 2; i++ {
 			ci, err := generateOne(context.Background(), m, candidateRequest(resolved, i))
 			if err != nil {

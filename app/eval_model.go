@@ -337,11 +337,11 @@ func EvalSuite(ctx context.Context, m *Model, prompts []string, o SuiteOptions, 
 			piece.namedPitched = len(r.Requested.Programs) > 0
 			piece.Corpus = o.Match
 			if piece.Corpus == "" {
-				piece.Corpus = MatchCorpus(p, r.Requested)
+				piece.Corpus = MatchCorpus(r.Understood)
 			}
 			piece.Musicality = pieceMusicality(&r.Metrics, r.Adherence, rep.References[piece.Corpus])
 			ads = append(ads, r.Adherence)
-			explicit = append(explicit, explicitAdherence(p, m.Vocab, bars, &r.Metrics))
+			explicit = append(explicit, explicitAdherence(r.Understood, bars, &r.Metrics))
 			toks += r.Sampled
 			genSecs += r.Seconds
 			if v := r.Metrics.PitchClassEntropy; !math.IsNaN(v) {

@@ -14,7 +14,6 @@ import (
 	"github.com/amtstudio/amt/engine/monitor"
 	"github.com/amtstudio/amt/engine/pipeline"
 	"github.com/amtstudio/amt/engine/synth"
-	"github.com/amtstudio/amt/engine/token"
 	"github.com/amtstudio/amt/engine/train"
 	"github.com/amtstudio/amt/storage"
 )
@@ -112,11 +111,4 @@ func ReadMIDI(path string) (*midi.Score, error) { return readMIDI(Stopping(), pa
 // atomically to a file, or as a stream ("-", a pipe, a device).
 func WriteMIDI(path string, sc *midi.Score) error {
 	return WriteOutput(Stopping(), path, sc.Write)
-}
-
-// ChipAttributes are the attributes the prompt path of Compose (and `amt
-// generate "PROMPT"`) forces for prompt, read with the default vocabulary:
-// what the window's attribute chips show.
-func ChipAttributes(prompt string) token.Attributes {
-	return RequestAttributes(prompt, token.DefaultVocab(), 0)
 }

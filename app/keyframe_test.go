@@ -76,7 +76,7 @@ func TestKeyFrameDrawsATonic(t *testing.T) {
 	abs, fr := frameModels(t)
 	seen := map[int]bool{}
 	for seed := uint64(0); seed < 48; seed++ {
-		a, s := fr.toFrame(RequestAttributes("a piano piece", fr.Vocab, 2), seed)
+		a, s := fr.toFrame(finishRequest(Understand(UnderstandRequest{Prompt: "a piano piece"}, fr.Vocab).Named, 2), seed)
 		if a.KeyTonic >= 0 || s < -6 || s > 5 {
 			t.Fatalf("seed %d: key %d, shift %d", seed, a.KeyTonic, s)
 		}

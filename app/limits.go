@@ -9,7 +9,6 @@ import (
 	"github.com/shirou/gopsutil/v3/mem"
 
 	"github.com/amtstudio/amt/engine/gpt"
-	"github.com/amtstudio/amt/engine/text"
 	"github.com/amtstudio/amt/engine/train"
 )
 
@@ -133,18 +132,17 @@ func checkMemory(what string, need int64) error {
 }
 
 // checkPromptRequest refuses what a prompt request cannot deliver: numbers
-// in the prompt the parser reported (text.Prompt.Problems: "0 bpm",
-// "13/7", two meters), a length beyond MaxGenerateBars, sampling options
-// out of range.
-func checkPromptRequest(req PromptRequest) error {
+// in the prompt the parser reported (u.Problems: "0 bpm", "13/7", two
+// meters), a length beyond MaxGenerateBars, sampling options out of range.
+// u is req's prompt as understood (Understand).
+func checkPromptRequest(req PromptRequest, u *Understanding) error {
 	bars := req.Bars
 	if req.Attrs == nil {
-		p := text.ParsePrompt(req.Prompt)
-		if len(p.Problems) > 0 {
-			return fmt.Errorf("%w: prompt %q: %s", ErrUsage, req.Prompt, strings.Join(p.Problems, "; "))
+		if len(u.Problems) > 0 {
+			return fmt.Errorf("%w: prompt %q: %s", ErrUsage, req.Prompt, strings.Join(u.Problems, "; "))
 		}
 		if bars == 0 {
-			bars = p.Attrs.Bars
+			bars = u.Named.Bars
 		}
 	} else if bars == 0 {
 		bars = req.Attrs.Bars

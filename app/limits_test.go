@@ -43,7 +43,9 @@ func TestPromptLengthsAndSignsRefused(t *testing.T) {
 		{"piano in -3/4", "-3/4 is not a time signature"},
 		{"-2 minutes of piano", "-2 minutes is not a length"},
 	} {
-		err := checkPromptRequest(PromptRequest{Prompt: c.prompt})
+		req := PromptRequest{Prompt: c.prompt}
+		u := Understand(UnderstandRequest{Prompt: c.prompt}, nil)
+		err := checkPromptRequest(req, &u)
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v; want a usage error naming %q", c.prompt, err, c.want)
 		}

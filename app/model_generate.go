@@ -63,7 +63,11 @@ type PromptRequest struct {
 	// imply (the Compose screen's chips; understand.go).
 	Choices text.Choices
 
-	register [2]int // pitches the pitched parts are pulled into (Understand); 0 0: none
+	// understood is the prompt as read for Seed, when the caller read it
+	// already (Compose: for its progress total); nil: GenerateFromPrompt
+	// reads it.
+	understood *Understanding
+	register   [2]int // pitches the pitched parts are pulled into (Understand); 0 0: none
 	// seedMix is what the words mean, hashed (text.Resolution.SeedMix):
 	// each candidate samples with its seed mixed with it.
 	seedMix uint64
@@ -112,30 +116,10 @@ type MeasuredAttributes struct {
 	Bars     float64 `json:"bars"`
 }
 
-// RequestAttributes reads a prompt into the attributes to force: the
-// parser's attributes, density words mapped to density bins, requested
-// programs mapped onto programs the model was trained on, style left to
-// the model, and the length (bars > 0 overrides; default DefaultBars).
-func RequestAttributes(prompt string, v *token.Vocab, bars int) token.Attributes {
-	p := text.ParsePrompt(prompt)
-	a := p.Attrs
-	if a.Density < 0 {
-		sparse, dense := 3.0, 20.0 // notes per bar (vocabulary v1)
-		if v.Config().DensityPerBeat {
-			// notes per quarter note: Nottingham's median is 2.6, POP909's
-			// 5.1, the arranged corpus's about 15 (drums included)
-			sparse, dense = 1.25, 12
-		}
-		switch p.Density {
-		case "sparse":
-			a.Density = v.DensityBin(sparse)
-		case "dense":
-			a.Density = v.DensityBin(dense)
-		}
-	}
-	return finishRequest(a, bars)
-}
-
+// finishRequest finishes the attributes a piece is asked with: requested
+// programs mapped onto programs the model was trained on
+// (decoding.NearestPrograms), style left to the model, and the length
+// (bars > 0 overrides; default DefaultBars).
 func finishRequest(a token.Attributes, bars int) token.Attributes {
 	if a.Programs != nil {
 		a.Programs = decoding.NearestPrograms(a.Programs)
@@ -160,12 +144,17 @@ func finishRequest(a token.Attributes, bars int) token.Attributes {
 // prefix stays pinned (decoding.Refill). The caller serialises calls on
 // one model.
 func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*PromptResult, error) {
-	if err := checkPromptRequest(req); err != nil { // app/limits.go
+	// The request, read once for the seed (understand.go): the limits, the
+	// candidates and the result share the one understanding.
+	u := req.understood
+	if u == nil {
+		read := Understand(UnderstandRequest{Prompt: req.Prompt, Seed: req.Seed, Bars: req.Bars, Attrs: req.Attrs, Choices: req.Choices}, m.Vocab)
+		u = &read
+	}
+	if err := checkPromptRequest(req, u); err != nil { // app/limits.go
 		return nil, err
 	}
-	// The request, read once for the seed: the candidates share what the
-	// words imply (understand.go).
-	req, u := resolvePrompt(req, m.Vocab)
+	req = req.resolved(u)
 	// A form that does not fit the piece's length (--form AABA with 4
 	// bars) is the request's mistake: said before any sampling.
 	if req.Form != "" && req.Form != "auto" {
@@ -275,7 +264,7 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 			return nil, fmt.Errorf("generate: %w", err)
 		}
 	}
-	best.Understood = &u
+	best.Understood = u
 	best.Seconds, best.Sampled = time.Since(start).Seconds(), tokens
 	return best, nil
 }
@@ -295,27 +284,21 @@ func candidateRequest(req PromptRequest, i int) PromptRequest {
 	return r
 }
 
-// resolvePrompt reads req's prompt for its seed (Understand) into the
-// request its candidates sample: the attributes forced, explicit and
-// implied, the meaning's seed mix and the register.
-func resolvePrompt(req PromptRequest, v *token.Vocab) (PromptRequest, Understanding) {
-	u := Understand(UnderstandRequest{Prompt: req.Prompt, Seed: req.Seed, Bars: req.Bars, Attrs: req.Attrs, Choices: req.Choices}, v)
+// resolved is req as its candidates sample it, after its prompt was read
+// as u: the attributes forced, explicit and implied, the meaning's seed mix
+// and the register.
+func (req PromptRequest) resolved(u *Understanding) PromptRequest {
 	fa := u.Attrs
 	req.Attrs = &fa
 	req.seedMix = u.SampleSeed ^ req.Seed
 	req.register = u.RegisterRange
-	return req, u
+	return req
 }
 
 // generateOne samples one piece for GenerateFromPrompt.
 func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResult, error) {
 	v := m.Vocab
-	var a token.Attributes
-	if req.Attrs != nil {
-		a = finishRequest(*req.Attrs, req.Bars)
-	} else {
-		a = RequestAttributes(req.Prompt, v, req.Bars)
-	}
+	a := finishRequest(*req.Attrs, req.Bars) // understood by GenerateFromPrompt
 	// The model is asked in its key frame (keyframe.go); what it writes is
 	// moved back to the request before decoding.
 	fa, shift := m.toFrame(a, req.Seed)

@@ -109,7 +109,7 @@ func TestPromptSuiteCoverage(t *testing.T) {
 	keys, bins, meters, fams := map[int]bool{}, map[int]bool{}, map[string]bool{}, map[int]bool{}
 	drums := 0
 	for _, p := range prompts {
-		a := RequestAttributes(p, v, 0)
+		a := finishRequest(Understand(UnderstandRequest{Prompt: p}, v).Named, 0)
 		if a.KeyTonic >= 0 {
 			keys[token.KeyIndex(a.KeyTonic, a.KeyMinor)] = true
 		}

@@ -9,12 +9,9 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
-	"strings"
 
 	"github.com/amtstudio/amt/engine/corpus"
 	"github.com/amtstudio/amt/engine/eval"
-	"github.com/amtstudio/amt/engine/text"
-	"github.com/amtstudio/amt/engine/token"
 )
 
 // Musicality references (issue 13): what real music measures, per corpus,
@@ -192,19 +189,15 @@ var reWord = regexp.MustCompile(`[a-z]+`)
 //  3. otherwise "pop909" (piano pop: melody, bridge and accompaniment,
 //     what most of the training data is).
 //
-// The genre words are the prompt parser's (text.ParsePrompt's Genres).
-func MatchCorpus(prompt string, req token.Attributes) string {
-	if req.Drums != nil && *req.Drums {
+// The genre words are the understanding's (the parser's genres and the
+// tune forms named in the plural, Understanding.Genres); the drums are the
+// request's.
+func MatchCorpus(u *Understanding) string {
+	if u.Attrs.Drums != nil && *u.Attrs.Drums {
 		return RefDrums
 	}
-	for _, g := range text.ParsePrompt(prompt).Genres {
+	for _, g := range u.Genres {
 		if folkGenres[g] {
-			return RefNottingham
-		}
-	}
-	// Words the parser does not keep as genres ("tune" forms).
-	for _, w := range reWord.FindAllString(strings.ToLower(prompt), -1) {
-		if w == "jigs" || w == "reels" || w == "hornpipes" {
 			return RefNottingham
 		}
 	}

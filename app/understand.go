@@ -8,13 +8,23 @@ import (
 	"github.com/amtstudio/amt/engine/token"
 )
 
-// From words to a request (ARCHITECTURE §10, issue 25): Understand reads a
-// prompt for one seed into the attributes to force — what it names and
-// what its words imply, drawn for the seed — with where each came from,
-// the dynamics to shape the notes to, and the words it did not use. The
-// prompt path (GenerateFromPrompt: `amt generate "PROMPT"`, Compose,
-// eval-model) resolves every request through it once, before the
-// candidates, so a piece and what the screen or `--json` shows agree.
+// From words to a request (ARCHITECTURE §10, issues 25 and 36): Understand
+// is the one door from a prompt's words to a request. It reads a prompt for
+// one seed into one value, the Understanding: the attributes to force —
+// what it names and what its words imply, drawn for the seed — with where
+// each came from, what the words name alone, the dynamics to shape the
+// notes to, the numbers that cannot be used and the words it did not use.
+// Everything downstream takes that value: generation and its candidates
+// (GenerateFromPrompt: `amt generate "PROMPT"`, Compose, eval-model), the
+// limits (checkPromptRequest), evaluation (the explicit adherence, the
+// reference corpus), the CLI's --json and the window's understood fields;
+// the window's edits make a new value through the same door. No other code
+// of app calls the prompt parser, and one generation calls it once
+// (TestPromptParsedOncePerGenerate).
+
+// parsePrompt is the prompt parser, called by Understand alone (a variable
+// so that a test can count the calls).
+var parsePrompt = text.ParsePrompt
 
 // Choices are the user's edits of the mood, ensemble and dynamics a
 // prompt implies ("" keeps the words', "none" drops them); Item is one
@@ -70,6 +80,16 @@ type Understanding struct {
 	RegisterRange [2]int `json:"register_range,omitempty"`
 	// Problems are the prompt's numbers that cannot be used.
 	Problems []string `json:"problems,omitempty"`
+	// Named are the attributes the words name alone, before the user's
+	// own values and what the words imply (density words mapped to the
+	// vocabulary's bins, the length 0 when not named, nothing finished):
+	// what a piece is judged against when only the named counts (the
+	// suite's explicit adherence, `amt eval --prompt`).
+	Named token.Attributes `json:"-"`
+	// Genres are the genre words and tune forms the prompt names ("jig";
+	// "reel" for "reels"): what chooses the real corpus a piece is set
+	// against (MatchCorpus).
+	Genres []string `json:"-"`
 	// SampleSeed is the seed the piece (its first candidate) is sampled
 	// with: Seed mixed with what the words mean (text.Resolution.SeedMix),
 	// so prompts that mean different things never give the same piece for
@@ -83,7 +103,21 @@ func Understand(req UnderstandRequest, v *token.Vocab) Understanding {
 	if v == nil {
 		v = token.DefaultVocab()
 	}
-	p := text.ParsePrompt(req.Prompt)
+	p := parsePrompt(req.Prompt)
+	sparse, dense, perBeat := densityWords(v)
+	named := p.Attrs
+	named.Programs = append([]int(nil), p.Attrs.Programs...)
+	if p.Attrs.Programs == nil {
+		named.Programs = nil
+	}
+	if named.Density < 0 {
+		switch p.Density {
+		case "sparse":
+			named.Density = v.DensityBin(sparse)
+		case "dense":
+			named.Density = v.DensityBin(dense)
+		}
+	}
 	if req.Attrs != nil {
 		given := *req.Attrs
 		given.Programs = append([]int(nil), req.Attrs.Programs...)
@@ -102,15 +136,6 @@ func Understand(req UnderstandRequest, v *token.Vocab) Understanding {
 	r := p.Resolve(req.Seed, req.Choices)
 	a := r.Attrs
 	if a.Density < 0 {
-		sparse, dense := 3.0, 20.0 // notes per bar (vocabulary v1)
-		perBeat := 1.0
-		if v.Config().DensityPerBeat {
-			// notes per quarter note: Nottingham's median is 2.6, POP909's
-			// 5.1, the arranged corpus's about 15 (drums included)
-			sparse, dense, perBeat = 1.25, 12, 1
-		} else {
-			perBeat = 4
-		}
 		switch {
 		case p.Density == "sparse":
 			a.Density = v.DensityBin(sparse)
@@ -124,7 +149,8 @@ func Understand(req UnderstandRequest, v *token.Vocab) Understanding {
 	a = finishRequest(a, bars)
 	u := Understanding{Prompt: req.Prompt, Seed: req.Seed, Attrs: a, Items: r.Items, Unused: r.Unused, Mood: r.Mood,
 		Valence: r.Valence, Arousal: r.Arousal, Ensemble: r.Ensemble, Scenes: r.Scenes, Dynamics: r.Dynamics, Velocity: r.Velocity,
-		Problems: p.Problems, SampleSeed: req.Seed ^ r.SeedMix, Register: r.Register, RegisterRange: r.RegisterRange}
+		Problems: p.Problems, SampleSeed: req.Seed ^ r.SeedMix, Register: r.Register, RegisterRange: r.RegisterRange,
+		Named: named, Genres: append(append([]string(nil), p.Genres...), tuneForms(req.Prompt)...)}
 	// The instruments as forced (mapped onto trained programs).
 	for i := range u.Items {
 		if u.Items[i].Attr == "instruments" && len(a.Programs) > 0 {
@@ -132,6 +158,29 @@ func Understand(req UnderstandRequest, v *token.Vocab) Understanding {
 		}
 	}
 	return u
+}
+
+// densityWords are the densities "sparse" and "dense" ask, and the factor
+// from notes a quarter note to the vocabulary's unit: notes a bar in
+// vocabulary v1, notes a quarter note since (Nottingham's median is 2.6,
+// POP909's 5.1, the arranged corpus's about 15, drums included).
+func densityWords(v *token.Vocab) (sparse, dense, perBeat float64) {
+	if v.Config().DensityPerBeat {
+		return 1.25, 12, 1
+	}
+	return 3, 20, 4
+}
+
+// tuneForms are the tune forms a prompt names in the plural ("a set of
+// reels"), which the parser does not keep as genres, in the singular.
+func tuneForms(prompt string) []string {
+	var out []string
+	for _, w := range reWord.FindAllString(strings.ToLower(prompt), -1) {
+		if w == "jigs" || w == "reels" || w == "hornpipes" {
+			out = append(out, strings.TrimSuffix(w, "s"))
+		}
+	}
+	return out
 }
 
 func programNames(ps []int) string {

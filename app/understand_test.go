@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/amtstudio/amt/engine/text"
 	"github.com/amtstudio/amt/engine/token"
 )
 
@@ -179,5 +180,50 @@ func TestUnreadKeyShownBack(t *testing.T) {
 	u := Understand(UnderstandRequest{Prompt: "piano in H# minor", Seed: 1}, nil)
 	if s := strings.Join(u.Summary(), "|"); !strings.Contains(s, "not used: 'h#', 'minor'") {
 		t.Errorf("summary %q", s)
+	}
+}
+
+// One generation reads its prompt once (issue 36): GenerateFromPrompt with
+// several candidates, and Compose with a progress bar (which needs the
+// piece's length before sampling), each call the prompt parser exactly
+// once; what the parser returned reaches the result unchanged.
+func TestPromptParsedOncePerGenerate(t *testing.T) {
+	m, err := loadEmbedded()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer m.Close()
+	calls := 0
+	parse := parsePrompt
+	parsePrompt = func(p string) text.Prompt { calls++; return parse(p) }
+	t.Cleanup(func() { parsePrompt = parse })
+	prompt := "a lively jig in D major for fiddle, 4 bars"
+	r, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: prompt, Seed: 3, Candidates: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("GenerateFromPrompt parsed the prompt %d times, want 1", calls)
+	}
+	if r.Understood == nil || r.Understood.Attrs.Bars != 4 || r.Requested.Bars != 4 || !slices.Contains(r.Understood.Genres, "jig") {
+		t.Errorf("the understanding did not reach the result: %+v", r.Understood)
+	}
+	st, err := OpenStudio(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	calls = 0
+	progress := 0
+	_, err = st.Compose(context.Background(), ComposeRequest{Prompt: prompt, SampleSettings: SampleSettings{Seed: 3, Temperature: DefaultTemperature},
+		Progress: func(done, total int) { progress = total }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("Compose parsed the prompt %d times, want 1", calls)
+	}
+	if progress != promptMaxTokens(4)*DefaultCandidates {
+		t.Errorf("progress total %d, want %d (4 bars' token budget × %d candidates)", progress, promptMaxTokens(4)*DefaultCandidates, DefaultCandidates)
 	}
 }

@@ -65,9 +65,9 @@ func init() {
 				return err
 			}
 		case *prompt != "":
-			// The prompt's attributes, as the composer forces them; its
-			// mood and genre words are not checked.
-			a := app.PromptAttributes(*prompt, nil)
+			// The attributes the prompt names (Understanding.Named); what
+			// its mood and genre words imply is not checked.
+			a := app.Understand(app.UnderstandRequest{Prompt: *prompt}, nil).Named
 			opts.Request = &a
 		}
 		rep, err := app.Evaluate(ctx, opts)
