@@ -414,5 +414,5 @@ func WriteRandomModel(dir, preset string, seed uint64) error {
 
 // promptMaxTokens is GenerateFromPrompt's token budget for a piece of bars
 // bars when the request sets none (the progress bar's 100%); it mirrors
-// model_generate.go and only scales the progress bar.
+// compose_prompt.go and only scales the progress bar.
 func promptMaxTokens(bars int) int { return min(max(1024, bars*200), 32768) }

@@ -10,6 +10,44 @@
 // never import Fyne (only ui/ touches widgets) nor app/cli, and parses no
 // command-line flags (app/cli's TestLayers checks both).
 //
+// # Where a feature lives
+//
+// A file's name starts with its use case, the screen or command it serves:
+//
+//   - compose_*: from a prompt to a piece (Compose, `amt generate`): the
+//     one door from words to a request (compose_understand.go), the prompt
+//     path and its candidates (compose_prompt.go, compose_lanes.go,
+//     compose_critic.go), the key frame, continuing and regenerating a
+//     user's music (compose_continue.go), variations, the edit history,
+//     the models and the embedded default (compose.go,
+//     compose_default_model.go). How each piece is decoded (its plan, the
+//     levers) is engine/decoding's; compose_levers.go names it here.
+//   - listen_*: hearing a piece: rendering (SoundFont or built-in), playing,
+//     the track mix and stems.
+//   - datasets_*: importing a folder (the staged pipeline into the store),
+//     tokenizing a file, exporting ready training examples.
+//   - train_*: a training run (the job of `amt train` and the Training
+//     screen) and its result.
+//   - eval_*: judging music: metrics and adherence of files (eval.go), the
+//     prompt suites (eval_model.go, eval_freetext.go), the two-sample test,
+//     the real corpora's references, piano rolls, two runs compared, WAV
+//     levels.
+//   - bench_*: the measurements of `amt bench` and profiling.
+//
+// Shared by all: the Studio (studio.go: the store, projects, settings), the
+// three doors below, the limits of every number (limits.go), the compute
+// device (device.go) and the names the front ends use (frontend*.go).
+//
+// One package, not one per use case: the use cases share the Studio, whose
+// methods (Compose, Ingest, StartTraining, …) must live in its package, and
+// they call one another (evaluation and benchmarks generate, train and
+// ingest; Compose evaluates what it made), so packages per use case would
+// either form cycles or push
+// the Studio's internals into exported names. Both front ends import this
+// one package and nothing else below it (TestUIImportsOnlyApp,
+// TestCLIImportsOnlyApp), which a split into five would weaken. The file
+// prefixes give the map a package would give, at no cost.
+//
 // Both front ends reach the engine and the store only through app: the
 // window imports app and the value types of engine/midi and engine/token
 // (ui's TestUIImportsOnlyApp), and so does the command line

@@ -309,7 +309,7 @@ func TestTorchrunTrainsAModelAmtPlays(t *testing.T) {
 	if m.Net.Config.TrainContext != T {
 		t.Errorf("config.json: trained context %d, want %d", m.Net.Config.TrainContext, T)
 	}
-	// The key frame of the examples travels to the model (app/keyframe.go):
+	// The key frame of the examples travels to the model (app/compose_keyframe.go):
 	// the export records the builder's options, train.py writes
 	// amt_key_frame from them.
 	wantFrame := ""

@@ -239,7 +239,7 @@ def hf_config(cfg, train_context=0, key_frame=""):
     """config.json as engine/gpt's WriteConfig writes it (GPT-2 keys).
     key_frame "tonic": the examples were moved to C major / A minor
     (condition.Options.TonicFrame), which the app must know to move what the
-    model writes to the requested key (app/keyframe.go)."""
+    model writes to the requested key (app/compose_keyframe.go)."""
     c = {
         "n_layer": cfg["n_layer"], "n_head": cfg["n_head"], "n_embd": cfg["n_embd"],
         "n_positions": cfg["n_positions"], "vocab_size": cfg["vocab_size"],

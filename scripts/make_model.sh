@@ -24,7 +24,7 @@
 # minor by its window's own key (the tonic frame, condition.Options.TonicFrame,
 # docs/MODEL.md "Key frame"), with new examples (seed 4), the same validation
 # pieces (split seed 1) and a new schedule (peak LR 6e-4, 30 warm-up steps);
-# the app moves what the model writes to the requested key (app/keyframe.go).
+# the app moves what the model writes to the requested key (app/compose_keyframe.go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}

@@ -30,7 +30,7 @@
 // (restated song sections vary their tune), strains (dance tunes repeat
 // their strains, with the opening), line and pickup. Off by default:
 // lengths, texture and dynamics (drawn from the model's own distribution),
-// critic (candidate selection, app/critic.go) and build (game parts enter
+// critic (candidate selection, app/compose_critic.go) and build (game parts enter
 // in turn). The weights (RegisterWeight, DensityHoldWeight, VarySemitones,
 // MinPickupBars) and the prompt path's sampling defaults (temperature,
 // top-p, key and rhythm bias) are beside them.

@@ -40,7 +40,7 @@ const (
 	LeverStrains
 	// LeverCritic: at least CriticCandidates candidates are sampled and,
 	// among those meeting as many requested attributes, the one the critic
-	// (app/critic.go: candidate selection stays with the candidates, in app) finds most real is kept.
+	// (app/compose_critic.go: candidate selection stays with the candidates, in app) finds most real is kept.
 	LeverCritic
 	// LeverLine: the top line moves as a melody does (decoding.LineBias,
 	// decoding.DefaultLine): a pitch that would become an onset's top

@@ -8,7 +8,7 @@ import "github.com/amtstudio/amt/engine/token"
 // (in proportion, at most two octaves' worth), so the model still chooses
 // its line but places it lower or higher. Basses (programs 32–39) and
 // drums keep their own register. shift is the key frame's move applied to
-// what the model writes (app/keyframe.go): a frame pitch p sounds at
+// what the model writes (app/compose_keyframe.go): a frame pitch p sounds at
 // p+shift. lo > hi or bias ≤ 0 returns nil. Issue 25: "dark" and "deep"
 // music sits low, "bright" and "twinkling" music high.
 func RegisterBias(v *token.Vocab, b *Bars, lo, hi int, bias float32, shift int) func([]float32) {

@@ -48,7 +48,7 @@ type Config struct {
 	// KeyFrame is the frame of the pitches the model writes: "" (absolute:
 	// KEY names tonic and mode, bodies are in any key) or KeyFrameTonic.
 	// The package does nothing with it; the app reads it to transpose
-	// requests and results (app/keyframe.go).
+	// requests and results (app/compose_keyframe.go).
 	KeyFrame string `json:"amt_key_frame,omitempty"`
 }
 

@@ -65,7 +65,7 @@ func (v *Vocab) Transpose(dst, toks []uint16, semitones int) ([]uint16, error) {
 }
 
 // TransposeFold is Transpose for music that must be moved whatever its
-// range (a model that writes in one key frame, app/keyframe.go): a pitch
+// range (a model that writes in one key frame, app/compose_keyframe.go): a pitch
 // that would leave 0–127 moves by octaves back into range, keeping its
 // pitch class. It returns the sequence and how many pitches were folded.
 func (v *Vocab) TransposeFold(dst, toks []uint16, semitones int) ([]uint16, int) {

@@ -86,7 +86,7 @@ func main() {
 		_, x := v.Kind(toks[key])
 		if m.Net.Config.KeyFrame == gpt.KeyFrameTonic {
 			// A tonic-frame model reads music moved to C major or A minor
-			// (app/keyframe.go): move the piece there first.
+			// (app/compose_keyframe.go): move the piece there first.
 			ft := 0
 			if x >= 12 {
 				ft = 9

@@ -81,7 +81,7 @@ type Options struct {
 	// else the piece's key, else the window's estimate from any notes)
 	// becomes C major or A minor, and labels KEY_C or KEY_Am: the model
 	// learns one tonic per mode and the caller transposes what it writes
-	// (gpt.KeyFrameTonic, app/keyframe.go). TransposeProb is then unused.
+	// (gpt.KeyFrameTonic, app/compose_keyframe.go). TransposeProb is then unused.
 	// Why: a model trained in all twelve keys learned from KEY the pitch
 	// set of a piece's opening but not its tonic (docs/MODEL.md, keyprobe),
 	// and kept the requested key in 9–14% of pieces by itself.

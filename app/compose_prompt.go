@@ -45,13 +45,13 @@ type PromptRequest struct {
 	// them all. Candidate i samples with seed Seed + i·0x9E3779B97F4A7C15
 	// and key bias KeyBias·(1 + i/2) (candidateRequest), so the first is the
 	// single-sample piece and the result still depends only on the request. Candidates are sampled side by side on the
-	// machine's cores (lanes.go); the result is the same as one by one.
+	// machine's cores (compose_lanes.go); the result is the same as one by one.
 	Candidates int
 	// Form is the form of the piece (decoding.Forms; "" or "auto": by
 	// genre and length, decoding.PlanForm): later sections restate
 	// earlier ones.
 	Form string
-	// Levers are the decoding levers of issue 24 (levers.go; 0:
+	// Levers are the decoding levers of issue 24 (compose_levers.go; 0:
 	// DefaultLevers).
 	Levers Levers
 	// Critic judges candidates under LeverCritic (nil: DefaultCritic).
@@ -60,7 +60,7 @@ type PromptRequest struct {
 	// all candidates).
 	OnToken func(n int)
 	// Choices replace the mood, ensemble or dynamics the prompt's words
-	// imply (the Compose screen's chips; understand.go).
+	// imply (the Compose screen's chips; compose_understand.go).
 	Choices text.Choices
 
 	// understood is the prompt as read for Seed, when the caller read it
@@ -93,12 +93,12 @@ type PromptResult struct {
 	New       int     // tokens sampled for this piece
 	Sampled   int     // tokens sampled over the candidates tried (those dropped unfinished in a wave not counted)
 	Tried     int     // candidates sampled (PromptRequest.Candidates)
-	Seconds   float64 // wall time of the request: every candidate sampled, decoded and judged (side by side, lanes.go)
+	Seconds   float64 // wall time of the request: every candidate sampled, decoded and judged (side by side, compose_lanes.go)
 	Form      decoding.Plan
 	Restated  int    // tokens restated by the form
-	Levers    Levers // the decoding levers in force (levers.go; resolved, never 0 for the defaults)
+	Levers    Levers // the decoding levers in force (compose_levers.go; resolved, never 0 for the defaults)
 	// Understood is what the prompt was read as: explicit and implied
-	// attributes with their sources, the words not used (understand.go).
+	// attributes with their sources, the words not used (compose_understand.go).
 	Understood *Understanding
 }
 
@@ -144,7 +144,7 @@ func finishRequest(a token.Attributes, bars int) token.Attributes {
 // prefix stays pinned (decoding.Refill). The caller serialises calls on
 // one model.
 func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*PromptResult, error) {
-	// The request, read once for the seed (understand.go): the limits, the
+	// The request, read once for the seed (compose_understand.go): the limits, the
 	// candidates and the result share the one understanding.
 	u := req.understood
 	if u == nil {
@@ -179,7 +179,7 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 	var progress sync.Mutex
 	sampled := 0
 	start := time.Now()
-	// Candidates run on free lanes in index order (lanes.go). Once
+	// Candidates run on free lanes in index order (compose_lanes.go). Once
 	// candidate j meets every attribute, no candidate after j can be kept:
 	// those running are cancelled and none is started. The pieces before
 	// j run to the end, and the result is judged in order below, as one by
@@ -299,7 +299,7 @@ func (req PromptRequest) resolved(u *Understanding) PromptRequest {
 func generateOne(ctx context.Context, m *Model, req PromptRequest) (*PromptResult, error) {
 	v := m.Vocab
 	a := finishRequest(*req.Attrs, req.Bars) // understood by GenerateFromPrompt
-	// The model is asked in its key frame (keyframe.go); what it writes is
+	// The model is asked in its key frame (compose_keyframe.go); what it writes is
 	// moved back to the request before decoding.
 	fa, shift := m.toFrame(a, req.Seed)
 	levers := req.Levers.Resolve()

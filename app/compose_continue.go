@@ -64,7 +64,7 @@ type primed struct {
 	sep    int
 	barAt  []int   // index in toks of each bar's Bar token
 	starts []int64 // the file's bar lines, one more than bars
-	shift  int     // toks were moved by −shift into the model's key frame (keyframe.go)
+	shift  int     // toks were moved by −shift into the model's key frame (compose_keyframe.go)
 }
 
 // frame moves the music into m's key frame; what the model writes after it

@@ -50,7 +50,7 @@ func BenchmarkGenerate16Bars(b *testing.B) {
 // BenchmarkCandidates16Bars: the prompt path's default decoding (key bias,
 // up to DefaultCandidates candidates) over the first 8 prompts of the suite,
 // 16 bars each, with candidates one by one ("lanes=1") and side by side on
-// the machine's cores ("lanes=max", lanes.go; the same pieces, bit for
+// the machine's cores ("lanes=max", compose_lanes.go; the same pieces, bit for
 // bit), each stepping in float32 ("float32", Model.Exact) and with the
 // compact sampler ("compact", the default). Reported: seconds per piece
 // (wall), and tokens sampled per second over all candidates.
