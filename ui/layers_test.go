@@ -1,16 +1,13 @@
 package ui
 
 import (
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/amtstudio/amt/internal/imports"
 )
 
-const module = "github.com/amtstudio/amt/"
+const module = imports.Module
 
 // allowedBelow are the packages under engine/ that ui may import: the
 // value types it draws (scores, attributes). Everything else the window
@@ -26,35 +23,13 @@ var testOnly = map[string]bool{module + "engine/corpus": true}
 // import of storage or of an engine package other than midi and token, so
 // each window action stays the app call the command line makes.
 func TestUIImportsOnlyApp(t *testing.T) {
-	files := 0
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	files := imports.Walk(t, ".", nil, func(path string, test bool, p string) {
+		below := strings.HasPrefix(p, module+"engine/") || p == module+"storage" || strings.HasPrefix(p, module+"storage/")
+		if !below || allowedBelow[p] || (testOnly[p] && test) {
+			return
 		}
-		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != "." {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
-		files++
-		for _, im := range f.Imports {
-			p, _ := strconv.Unquote(im.Path.Value)
-			below := strings.HasPrefix(p, module+"engine/") || p == module+"storage" || strings.HasPrefix(p, module+"storage/")
-			if !below || allowedBelow[p] || (testOnly[p] && strings.HasSuffix(path, "_test.go")) {
-				continue
-			}
-			t.Errorf("ui/%s imports %s: the window reaches the engine and the store through app only (add an app call or an alias in app/frontend.go)", path, p)
-		}
-		return nil
+		t.Errorf("ui/%s imports %s: the window reaches the engine and the store through app only (add an app call or an alias in app/frontend.go)", path, p)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if files < 10 {
 		t.Fatalf("parsed %d files: the walk missed ui/", files)
 	}

@@ -4,11 +4,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/amtstudio/amt/internal/imports"
 )
 
 const cliPath = "github.com/amtstudio/amt/app/cli"
@@ -21,35 +21,8 @@ const cliPath = "github.com/amtstudio/amt/app/cli"
 //   - a non-test file of ui imports app/cli: the window calls app itself
 //     (main hands it amt snapshot through Env.Snapshot).
 func TestLayers(t *testing.T) {
-	walk := func(root string, skip string, check func(path string, test bool, imp string)) int {
-		n := 0
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && (path == skip || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			if d.IsDir() || !strings.HasSuffix(path, ".go") {
-				return nil
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
-			if err != nil {
-				return err
-			}
-			n++
-			for _, im := range f.Imports {
-				p, _ := strconv.Unquote(im.Path.Value)
-				check(path, strings.HasSuffix(path, "_test.go"), p)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	apps := walk("..", filepath.Join("..", "cli"), func(path string, test bool, imp string) {
+	cliDir := filepath.Join("..", "cli")
+	apps := imports.Walk(t, "..", func(dir string) bool { return dir == cliDir }, func(path string, test bool, imp string) {
 		switch {
 		case imp == cliPath:
 			t.Errorf("%s imports %s: app is the layer under both front ends", path, imp)
@@ -57,7 +30,7 @@ func TestLayers(t *testing.T) {
 			t.Errorf(`%s imports "flag": commands and their flags belong in app/cli, the use cases they call in app`, path)
 		}
 	})
-	uis := walk(filepath.Join("..", "..", "ui"), "", func(path string, test bool, imp string) {
+	uis := imports.Walk(t, filepath.Join("..", "..", "ui"), nil, func(path string, test bool, imp string) {
 		if imp == cliPath && !test {
 			t.Errorf("%s imports %s: the window calls app, not the command line", path, imp)
 		}
@@ -67,7 +40,7 @@ func TestLayers(t *testing.T) {
 	}
 }
 
-const module = "github.com/amtstudio/amt/"
+const module = imports.Module
 
 // cliMayImport are the packages of this module a non-test file of cli may
 // import: app, and the value types of the scores and attributes it prints
@@ -83,39 +56,21 @@ var cliMayImport = map[string]bool{module + "app": true, module + "engine/midi":
 // to find the real corpora, storage or engine/audio to check what a
 // command wrote, independently of the app code that wrote it).
 func TestCLIImportsOnlyApp(t *testing.T) {
-	files := 0
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	// cli has no subpackage; testdata holds no Go.
+	files := imports.Walk(t, ".", func(string) bool { return true }, func(path string, test bool, p string) {
+		if test {
+			return
 		}
-		if d.IsDir() && path != "." {
-			return filepath.SkipDir // cli has no subpackage; testdata holds no Go
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
-		files++
-		for _, im := range f.Imports {
-			p, _ := strconv.Unquote(im.Path.Value)
-			first, _, _ := strings.Cut(p, "/")
-			switch {
-			case strings.HasPrefix(p, module):
-				if !cliMayImport[p] {
-					t.Errorf("app/cli/%s imports %s: the command line reaches the engine and the store through app only (add an app call or an alias in app/frontend_cli.go)", path, p)
-				}
-			case strings.Contains(first, "."):
-				t.Errorf("app/cli/%s imports %s: a package from outside the standard library belongs below app", path, p)
+		first, _, _ := strings.Cut(p, "/")
+		switch {
+		case strings.HasPrefix(p, module):
+			if !cliMayImport[p] {
+				t.Errorf("app/cli/%s imports %s: the command line reaches the engine and the store through app only (add an app call or an alias in app/frontend_cli.go)", path, p)
 			}
+		case strings.Contains(first, "."):
+			t.Errorf("app/cli/%s imports %s: a package from outside the standard library belongs below app", path, p)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if files < 20 {
 		t.Fatalf("parsed %d files: the walk missed app/cli", files)
 	}

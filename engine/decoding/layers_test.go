@@ -1,13 +1,11 @@
 package decoding
 
 import (
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/amtstudio/amt/internal/imports"
 )
 
 // Decoding and training keep apart (issue 36): no file of engine/train (its
@@ -15,33 +13,13 @@ import (
 // imports engine/train; what both read of a token stream is
 // engine/token's.
 func TestDecodingAndTrainingApart(t *testing.T) {
-	const module = "github.com/amtstudio/amt/"
 	check := func(root, banned string) int {
-		n := 0
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
+		banned = imports.Module + banned
+		return imports.Walk(t, root, nil, func(path string, _ bool, p string) {
+			if p == banned || strings.HasPrefix(p, banned+"/") {
+				t.Errorf("%s imports %s: decoding (engine/decoding) and training examples (engine/train) keep apart", path, p)
 			}
-			if d.IsDir() || !strings.HasSuffix(path, ".go") {
-				return nil
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
-			if err != nil {
-				return err
-			}
-			n++
-			for _, im := range f.Imports {
-				p, _ := strconv.Unquote(im.Path.Value)
-				if p == module+banned || strings.HasPrefix(p, module+banned+"/") {
-					t.Errorf("%s imports %s: decoding (engine/decoding) and training examples (engine/train) keep apart", path, p)
-				}
-			}
-			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
 	}
 	if n := check(filepath.Join("..", "train"), "engine/decoding"); n < 10 {
 		t.Fatalf("parsed %d files of engine/train: the walk missed them", n)

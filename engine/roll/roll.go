@@ -75,35 +75,11 @@ func (o Options) withDefaults() Options {
 // MaxBars bounds Options.Bars (and so the image width).
 const MaxBars = 256
 
-// FamilyColor is the colour of a General MIDI program's family (program/8):
-// 16 hues spread so that neighbouring families differ.
+// FamilyColor is the colour of a General MIDI program's family on the
+// roll's white ground (midi.FamilyColor, as the window draws it).
 func FamilyColor(program int) color.RGBA {
-	fam := max(0, min(program, 127)) / 8
-	hue := math.Mod(float64((fam*7)%16)*22.5+210, 360)
-	return hsl(hue, 0.65, 0.45)
-}
-
-func hsl(h, s, l float64) color.RGBA {
-	c := (1 - math.Abs(2*l-1)) * s
-	x := c * (1 - math.Abs(math.Mod(h/60, 2)-1))
-	m := l - c/2
-	var r, g, b float64
-	switch {
-	case h < 60:
-		r, g, b = c, x, 0
-	case h < 120:
-		r, g, b = x, c, 0
-	case h < 180:
-		r, g, b = 0, c, x
-	case h < 240:
-		r, g, b = 0, x, c
-	case h < 300:
-		r, g, b = x, 0, c
-	default:
-		r, g, b = c, 0, x
-	}
-	u := func(v float64) uint8 { return uint8(math.Round((v + m) * 255)) }
-	return color.RGBA{u(r), u(g), u(b), 255}
+	c := midi.FamilyColor(program, 0, 0.45)
+	return color.RGBA{c.R, c.G, c.B, c.A}
 }
 
 // Geometry is where Draw put things, for tests and callers that annotate.

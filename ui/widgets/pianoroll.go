@@ -466,40 +466,14 @@ func (p *PianoRoll) BarX(bar int) float32 {
 // hues spread so neighbouring families differ, lighter on dark themes.
 func FamilyColor(program int, dark bool) color.Color { return familyColor(program, 0, dark) }
 
-// familyColor is FamilyColor for the shift-th track of a family: each
-// further track of the same family turns the hue by 3/16 of the circle,
-// so tracks that share an instrument (POP909's three pianos) differ.
+// familyColor is FamilyColor for the shift-th track of a family
+// (midi.FamilyColor: each further track of a family turns the hue).
 func familyColor(program, shift int, dark bool) color.Color {
-	fam := max(0, min(program, 127)) / 8
-	hue := math.Mod(float64((fam*7)%16)*22.5+210+float64(shift)*67.5, 360)
 	l := 0.45
 	if dark {
 		l = 0.62
 	}
-	return hsl(hue, 0.65, l)
-}
-
-func hsl(h, s, l float64) color.NRGBA {
-	c := (1 - math.Abs(2*l-1)) * s
-	x := c * (1 - math.Abs(math.Mod(h/60, 2)-1))
-	m := l - c/2
-	var r, g, b float64
-	switch {
-	case h < 60:
-		r, g, b = c, x, 0
-	case h < 120:
-		r, g, b = x, c, 0
-	case h < 180:
-		r, g, b = 0, c, x
-	case h < 240:
-		r, g, b = 0, x, c
-	case h < 300:
-		r, g, b = x, 0, c
-	default:
-		r, g, b = c, 0, x
-	}
-	u := func(v float64) uint8 { return uint8(math.Round((v + m) * 255)) }
-	return color.NRGBA{u(r), u(g), u(b), 255}
+	return midi.FamilyColor(program, shift, l)
 }
 
 // TrackColor returns the colour notes of track i are drawn in (for a legend).
