@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/nn/cpu"
 )
 
@@ -64,14 +63,7 @@ func (m *Model) lanes(k int) []*Model {
 			break
 		}
 		be := cpu.NewWorkers(1)
-		net, err := gpt.New(be, c)
-		if err == nil {
-			ts := map[string]gpt.STensor{}
-			for _, t := range m.Net.NamedTensors() {
-				ts[t.Name] = t
-			}
-			err = net.SetTensors(m.Dir, ts)
-		}
+		net, err := m.Net.CopyOnto(be, c, m.Dir)
 		if err != nil {
 			be.Close()
 			break

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/amtstudio/amt/engine/gpt"
 	"github.com/amtstudio/amt/engine/nn"
 	"github.com/amtstudio/amt/engine/nn/cpu"
 	"github.com/amtstudio/amt/engine/nn/cuda"
@@ -138,14 +137,7 @@ func (m *Model) OnDevice(name string) (*Model, nn.Choice, error) {
 		be.Close()
 		return m, ch, nil
 	}
-	net, err := gpt.New(be, m.Net.Config)
-	if err == nil {
-		ts := map[string]gpt.STensor{}
-		for _, t := range m.Net.NamedTensors() {
-			ts[t.Name] = t
-		}
-		err = net.SetTensors(m.Dir, ts)
-	}
+	net, err := m.Net.CopyOnto(be, m.Net.Config, m.Dir)
 	if err != nil {
 		be.Close()
 		return nil, ch, fmt.Errorf("model %s on %s: %w", m.Dir, ch.Name, err)

@@ -10,29 +10,8 @@ import (
 
 	"github.com/amtstudio/amt/engine/audio"
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/internal/testscore"
 )
-
-// quartet is four bars of 4/4 at 120 bpm (480 ticks a beat, a bar 2 s):
-// a piano playing one quarter note on each beat (pitch 60 + beat index,
-// velocity 100), a bass holding each bar's first beat for a whole bar, and
-// a drum hit on each bar's first beat.
-func quartet() *midi.Score {
-	s := &midi.Score{Format: 1, TicksPerBeat: 480, EndTick: 4 * 1920,
-		Tempos: []midi.TempoChange{{MicrosPerBeat: 500000}}, Meters: []midi.MeterChange{{Num: 4, Den: 4}}}
-	piano := midi.Track{Name: "piano", Program: 0}
-	bass := midi.Track{Name: "bass", Channel: 1, Program: 32}
-	drums := midi.Track{Name: "drums", Channel: 9, IsDrum: true}
-	for b := 0; b < 16; b++ {
-		piano.Notes = append(piano.Notes, midi.Note{Tick: int64(b * 480), Dur: 480, Pitch: uint8(60 + b), Velocity: 100})
-	}
-	for bar := 0; bar < 4; bar++ {
-		bass.Notes = append(bass.Notes, midi.Note{Tick: int64(bar * 1920), Dur: 1920, Pitch: 36, Velocity: 90})
-		drums.Notes = append(drums.Notes, midi.Note{Tick: int64(bar * 1920), Dur: 60, Pitch: 36, Velocity: 110})
-	}
-	s.Tracks = []midi.Track{piano, bass, drums}
-	s.ComputeSeconds()
-	return s
-}
 
 func TestBarStartsFollowsMeterMap(t *testing.T) {
 	// Two bars of 3/4 (3×96 ticks), then 6/8 (6×48), with the piece ending
@@ -63,7 +42,7 @@ func TestBarStartsFollowsMeterMap(t *testing.T) {
 }
 
 func TestMixScore(t *testing.T) {
-	s := quartet()
+	s := testscore.Quartet()
 	mix := DefaultMix(s)
 	same, err := MixScore(s, mix)
 	if err != nil || len(same.Tracks) != 3 || same.Tracks[0].Notes[0].Velocity != 100 {
@@ -107,7 +86,7 @@ func TestMixScore(t *testing.T) {
 }
 
 func TestSetProgram(t *testing.T) {
-	s := quartet()
+	s := testscore.Quartet()
 	v, err := SetProgram(s, 1, 40)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +106,7 @@ func TestSetProgram(t *testing.T) {
 }
 
 func TestExportStems(t *testing.T) {
-	s := quartet()
+	s := testscore.Quartet()
 	mix := DefaultMix(s)
 	mix[1].Mute = true
 	dir := t.TempDir()
@@ -172,7 +151,7 @@ func TestExportStems(t *testing.T) {
 // from the loop's start, repeated, each pass cut at the loop's end; its
 // tempo is twice the piece's; and the playhead maps back into bars 2–3.
 func TestPlayClipLoopAndTempo(t *testing.T) {
-	s := quartet()
+	s := testscore.Quartet()
 	clip, back, err := playClip(s, PlayOptions{LoopFrom: 2, LoopTo: 3, Tempo: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +211,7 @@ func TestPlayClipLoopAndTempo(t *testing.T) {
 // On a machine with no sound device PlayScore says so at once; bad
 // options are reported first.
 func TestPlayScoreWithoutDevice(t *testing.T) {
-	s := quartet()
+	s := testscore.Quartet()
 	if _, err := PlayScore(context.Background(), s, PlayOptions{LoopFrom: 7, LoopTo: 9}, nil); !errors.Is(err, ErrUsage) {
 		t.Errorf("bad loop: %v", err)
 	}

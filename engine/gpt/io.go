@@ -25,6 +25,24 @@ func (m *Model) NamedTensors() []STensor {
 	return namedFrom(m.Config, host, "")
 }
 
+// CopyOnto returns a model of config c on be holding m's parameters: the
+// same model as another sampling lane or on another device (c has m's
+// shapes; its window may differ). name names the copy in errors.
+func (m *Model) CopyOnto(be nn.Backend, c Config, name string) (*Model, error) {
+	net, err := New(be, c)
+	if err != nil {
+		return nil, err
+	}
+	ts := map[string]STensor{}
+	for _, t := range m.NamedTensors() {
+		ts[t.Name] = t
+	}
+	if err := net.SetTensors(name, ts); err != nil {
+		return nil, err
+	}
+	return net, nil
+}
+
 func namedFrom(c Config, host []float32, prefix string) []STensor {
 	ts := c.Tensors()
 	out := make([]STensor, len(ts))
