@@ -88,8 +88,7 @@ func ProjectByName(tx *bolt.Tx, name string) (*Project, error) {
 	if v == nil {
 		return nil, fmt.Errorf("storage: project %q: %w", name, ErrNotFound)
 	}
-	p := new(Project)
-	return p, getRecord(tx, bucketProjects, btoi(v), p)
+	return get[Project](tx, bucketProjects, btoi(v))
 }
 
 // Projects lists all projects in creation order.

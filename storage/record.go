@@ -83,6 +83,23 @@ func assignID(tx *bolt.Tx, bucket []byte, id *uint64) (bool, error) {
 	return true, nil
 }
 
+// upsert inserts v, whose id is *id, into bucket (with *id 0 the bucket's
+// next id is assigned first) or updates it: the Put of every record kind
+// whose id is assigned on insert.
+func upsert(tx *bolt.Tx, bucket []byte, id *uint64, v any) error {
+	if _, err := assignID(tx, bucket, id); err != nil {
+		return err
+	}
+	return putRecord(tx, bucket, *id, v)
+}
+
+// get reads record id of bucket into a new T: the Get of every record
+// kind.
+func get[T any](tx *bolt.Tx, bucket []byte, id uint64) (*T, error) {
+	v := new(T)
+	return v, getRecord(tx, bucket, id, v)
+}
+
 // filter decodes a bucket's records in key order and returns those keep
 // accepts (a project's datasets, runs, …).
 func filter[T any](tx *bolt.Tx, bucket []byte, keep func(v *T) bool) ([]T, error) {

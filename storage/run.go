@@ -68,16 +68,12 @@ type IngestRun struct {
 
 // PutIngestRun inserts r (ID 0) or updates it.
 func PutIngestRun(tx *bolt.Tx, r *IngestRun) error {
-	if _, err := assignID(tx, bucketIngestRuns, &r.ID); err != nil {
-		return err
-	}
-	return putRecord(tx, bucketIngestRuns, r.ID, r)
+	return upsert(tx, bucketIngestRuns, &r.ID, r)
 }
 
 // GetIngestRun reads one ingestion run.
 func GetIngestRun(tx *bolt.Tx, id uint64) (*IngestRun, error) {
-	r := new(IngestRun)
-	return r, getRecord(tx, bucketIngestRuns, id, r)
+	return get[IngestRun](tx, bucketIngestRuns, id)
 }
 
 // IngestRuns lists a project's ingestion runs, oldest first.
@@ -102,16 +98,12 @@ type TrainRun struct {
 
 // PutTrainRun inserts r (ID 0) or updates it.
 func PutTrainRun(tx *bolt.Tx, r *TrainRun) error {
-	if _, err := assignID(tx, bucketTrainRuns, &r.ID); err != nil {
-		return err
-	}
-	return putRecord(tx, bucketTrainRuns, r.ID, r)
+	return upsert(tx, bucketTrainRuns, &r.ID, r)
 }
 
 // GetTrainRun reads one training run.
 func GetTrainRun(tx *bolt.Tx, id uint64) (*TrainRun, error) {
-	r := new(TrainRun)
-	return r, getRecord(tx, bucketTrainRuns, id, r)
+	return get[TrainRun](tx, bucketTrainRuns, id)
 }
 
 // TrainRuns lists a project's training runs, oldest first.

@@ -26,16 +26,12 @@ type Shard struct {
 // PutShard inserts s (ID 0: a new id is assigned) or updates it. Write the
 // files first (atomically), then record them.
 func PutShard(tx *bolt.Tx, s *Shard) error {
-	if _, err := assignID(tx, bucketShards, &s.ID); err != nil {
-		return err
-	}
-	return putRecord(tx, bucketShards, s.ID, s)
+	return upsert(tx, bucketShards, &s.ID, s)
 }
 
 // GetShard reads one shard record.
 func GetShard(tx *bolt.Tx, id uint64) (*Shard, error) {
-	s := new(Shard)
-	return s, getRecord(tx, bucketShards, id, s)
+	return get[Shard](tx, bucketShards, id)
 }
 
 // Shards lists a dataset's shards in creation order.
