@@ -146,13 +146,22 @@ func finishRequest(a token.Attributes, bars int) token.Attributes {
 func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*PromptResult, error) {
 	// The request, read once for the seed (compose_understand.go): the limits, the
 	// candidates and the result share the one understanding.
+	// The limits are checked before the model is touched (a request the
+	// model cannot serve is refused even without one).
 	u := req.understood
 	if u == nil {
-		read := Understand(UnderstandRequest{Prompt: req.Prompt, Seed: req.Seed, Bars: req.Bars, Attrs: req.Attrs, Choices: req.Choices}, m.Vocab)
+		var v *token.Vocab // nil: the default vocabulary's density bins
+		if m != nil {
+			v = m.Vocab
+		}
+		read := Understand(UnderstandRequest{Prompt: req.Prompt, Seed: req.Seed, Bars: req.Bars, Attrs: req.Attrs, Choices: req.Choices}, v)
 		u = &read
 	}
 	if err := checkPromptRequest(req, u); err != nil { // app/limits.go
 		return nil, err
+	}
+	if m == nil {
+		return nil, ErrNoModel
 	}
 	req = req.resolved(u)
 	// A form that does not fit the piece's length (--form AABA with 4
