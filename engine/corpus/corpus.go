@@ -1,6 +1,7 @@
 // Package corpus locates the real MIDI corpora (POP909, Nottingham, OpenMSX,
-// Freedoom) that tests and benchmarks read from ../shared/data beside the
-// checkout. A user's clone has no ../shared: tests then skip with a message
+// Freedoom and the seven of issue 35: lieder, quartets, mutopia, pianomidi,
+// groove, ewld, irish) that tests and benchmarks read from ../shared/data
+// beside the checkout. A user's clone has no ../shared: tests then skip with a message
 // that says so.
 //
 // The corpora are never copied into the repository. List and ListSkipping
@@ -17,12 +18,25 @@ import (
 	"github.com/amtstudio/amt/engine/userfile"
 )
 
-// Names of the corpora under the data directory.
+// Names of the corpora under the data directory (../shared/data/README.md
+// says what each holds, its metadata.csv columns and its licence).
 const (
 	POP909     = "pop909"
 	Nottingham = "nottingham"
 	OpenMSX    = "openmsx"
 	Freedoom   = "freedoom"
+	// Rendered from notation (quantized, flat velocities; docs/DATA.md):
+	// OpenScore art songs and string quartets, Mutopia's LilyPond scores,
+	// OpenEWLD's lead-sheet melodies, Irish dance tunes.
+	Lieder   = "lieder"
+	Quartets = "quartets"
+	Mutopia  = "mutopia"
+	EWLD     = "ewld"
+	Irish    = "irish"
+	// Played by people: classical piano sequenced with expression
+	// (piano-midi.de) and the Groove MIDI Dataset's drummers.
+	PianoMIDI = "pianomidi"
+	Groove    = "groove"
 )
 
 // Dir returns the data directory (the folder holding pop909/, nottingham/,

@@ -232,7 +232,79 @@ func inferMeter(s *Score, candidates []meterShape, w *meterWeights) MeterGuess {
 		g.Phase = g.Bars[0].Tick
 	}
 	g.Replace, g.Reason = decide(s, gr, buf, declNum, declDen, g)
+	if g.Replace && declNum > 1 {
+		keepDeclared(s, gr.tick(gr.n), &g)
+	}
 	return g
+}
+
+// keepDeclared is the trust rule's second look at a declared meter map the
+// notes contradicted. Exporters from notation drop the pickup bar: the
+// meter events say 6/8 from tick 0, the score has an eighth before its
+// first bar line. In the OpenScore Lieder, 154 of the 222 contradicted
+// files were the declared meter a pickup later, and the words agree: the
+// weak syllables (articles, pronouns, prepositions) sit on 52% of the
+// declared downbeats and on 17% of the inferred ones (docs/METER.md). So
+// the score's meter stays and only its phase moves:
+//
+//   - a map with changes after tick 0, each on the bar lines of the meter
+//     before it, is the score's own: the first change gives the pickup
+//     (its distance from the first meter's bar lines) and the map is kept;
+//   - a single meter is kept with the inferred phase (modulo its bar) when,
+//     laid there, its bar lines agree with the inferred ones (≥ 80% either
+//     way: the same bars, or twice or half as long, as 2/4 and 12/8 are to
+//     the 4/4 and 6/8 the notes alone can tell).
+//
+// Otherwise (3/4 declared over music in 4/4) the inferred map stands.
+func keepDeclared(s *Score, end int64, g *MeterGuess) {
+	tpb := s.TicksPerBeat
+	var decl []MeterChange // one change per tick, the last one there
+	for _, m := range s.Meters {
+		if n := len(decl); n > 0 && decl[n-1].Tick == m.Tick {
+			decl[n-1] = m
+		} else {
+			decl = append(decl, m)
+		}
+	}
+	if len(decl) == 0 || decl[0].Tick != 0 {
+		return
+	}
+	bars := make([]int64, len(decl))
+	for i, m := range decl {
+		l, ok := BarTicks(m.Num, m.Den, tpb)
+		if !ok || l <= 0 || m.Num < 2 || m.Num > 16 || m.Den > 16 {
+			return
+		}
+		bars[i] = l
+	}
+	moved := slices.Clone(decl)
+	if len(decl) > 1 {
+		for i := 2; i < len(decl); i++ {
+			if (decl[i].Tick-decl[i-1].Tick)%bars[i-1] != 0 {
+				return // changes off the map's own bar lines: no score's map
+			}
+		}
+		moved[0].Tick = decl[1].Tick % bars[0]
+	} else {
+		moved[0].Tick = g.Phase % bars[0]
+		inf := barLines(g.Bars, tpb, end)
+		mv := barLines(moved, tpb, end)
+		tol := int64(tpb / 4)
+		if len(inf) == 0 || len(mv) == 0 || (float64(coincide(inf, mv, tol)) < agreeShare*float64(len(inf)) &&
+			float64(coincide(mv, inf, tol)) < agreeShare*float64(len(mv))) {
+			return
+		}
+	}
+	if moved[0].Tick == 0 {
+		g.Replace = false
+		g.Reason = "declared meter map kept: its changes fall on its own bar lines"
+		if len(decl) == 1 {
+			g.Reason = "declared meter kept: its bar lines agree with the notes'"
+		}
+		return
+	}
+	g.Bars, g.Phase = moved, moved[0].Tick
+	g.Reason = "declared " + g.Declared + " kept after a pickup of " + strconv.FormatInt(moved[0].Tick, 10) + " ticks"
 }
 
 // place chooses the meter whose best path scores highest (irregular bars

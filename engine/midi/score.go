@@ -47,7 +47,13 @@
 // the inferred ones gain over bar lines laid at random (contradictShare).
 // Otherwise the declared meter is kept, even where inference disagrees:
 // on Nottingham, OpenMSX and Freedoom, whose declared meters are right,
-// the rule re-bars 5 of 1,034, 1 of 25 and 4 of 36 files.
+// the rule re-bars 5 of 1,034, 1 of 25 and 4 of 36 files. A contradicted
+// declared meter gets a second look (keepDeclared): exports from notation
+// drop the pickup bar, so when the declared meter laid a pickup later
+// agrees with the inferred bar lines, or a map's own changes say where its
+// bar lines are, the declared meter stays with that pickup (the OpenScore
+// Lieder keep their 2/4 and 12/8; TestMeterLieder checks the bar lines
+// against the words).
 //
 // Rebar sets Meters to the inferred meter map and, when the first downbeat
 // is not at tick 0, moves every event later by (bar − phase) mod bar, so a
