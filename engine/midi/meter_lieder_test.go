@@ -3,6 +3,7 @@ package midi
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -156,5 +157,60 @@ func TestMeterLieder(t *testing.T) {
 	}
 	if agreeDecl*5 > agreeText {
 		t.Errorf("the words side with the declared bar lines in %d files, with the applied in %d", agreeDecl, agreeText)
+	}
+}
+
+// flatten sets every note of s to one velocity, as a score's export plays
+// it.
+func flatten(s *Score, vel uint8) *Score {
+	for ti := range s.Tracks {
+		for i := range s.Tracks[ti].Notes {
+			s.Tracks[ti].Notes[i].Velocity = vel
+		}
+	}
+	return s
+}
+
+// TestKeepDeclaredPickup: a score's export that dropped an eighth-note
+// pickup keeps its declared meter, the bar lines an eighth later; the same
+// notes played (velocities of a player) give way to the inferred meter as
+// before; a declared map whose change sits an eighth off its first meter's
+// bar lines is the score's own, kept with that pickup.
+func TestKeepDeclaredPickup(t *testing.T) {
+	// Duple music whose downbeats are an eighth (240 ticks) in, declared
+	// 2/4 from tick 0: the notes alone read 4/4.
+	duple := func() *Score {
+		p, _ := fourFour(16, 0.5, false)
+		return piece(append(p, ev{0, 0.5, 79, 80}), nil, []MeterChange{{0, 2, 4}})
+	}
+	g := InferMeter(flatten(duple(), 80))
+	if !g.Replace || len(g.Bars) != 1 || g.Bars[0] != (MeterChange{240, 2, 4}) {
+		t.Fatalf("from notation: replace %v bars %v (%s), want 2/4 from 240", g.Replace, g.Bars, g.Reason)
+	}
+	s := flatten(duple(), 80)
+	m := Prepare(s)
+	if m.TimeSignature != "2/4" || m.RebarShift != 960-240 || s.Tracks[0].Notes[0].Tick != 720 {
+		t.Errorf("prepared: %s, shift %d, first note at %d; want 2/4, shift 720, first note at 720 (the pickup ends on the bar line at 960)",
+			m.TimeSignature, m.RebarShift, s.Tracks[0].Notes[0].Tick)
+	}
+	played := InferMeter(duple()) // velocities 75–100: five values
+	if !played.Replace || played.Bars[0].Num != 4 || played.Bars[0].Den != 4 {
+		t.Errorf("played: replace %v bars %v (%s), want the inferred 4/4", played.Replace, played.Bars, played.Reason)
+	}
+
+	// 8 bars of 4/4 then 8 of 3/4, all an eighth in; the declared change to
+	// 3/4 sits on the music's bar line (32.5 beats), an eighth off the
+	// declared 4/4 grid from 0.
+	p, _ := fourFour(8, 0.5, false)
+	p = append(p, waltz(8, 32.5)...)
+	p = append(p, ev{0, 0.5, 79, 80})
+	change := int64(32.5 * 480)
+	m2 := InferMeter(flatten(piece(p, nil, []MeterChange{{0, 4, 4}, {change, 3, 4}}), 80))
+	want := []MeterChange{{240, 4, 4}, {change, 3, 4}}
+	if m2.Replace && !slices.Equal(m2.Bars, want) {
+		t.Errorf("meter map: replace %v bars %v (%s), want %v", m2.Replace, m2.Bars, m2.Reason, want)
+	}
+	if !m2.Replace {
+		t.Errorf("meter map: kept as declared (%s), want the pickup moved: %v", m2.Reason, want)
 	}
 }
