@@ -132,6 +132,19 @@ func (c *Claim) Release() {
 	c.lock = nil
 }
 
+// Busy reports whether a training run (of this process or another) is
+// writing dir now, with its PID where known. It creates nothing: a
+// fine-tune reads its base folder this way before loading it, since a
+// folder a run is writing may hold the weights of one step and the config
+// of another for a moment, and its model files change under the reader.
+func Busy(dir string) (pid string, busy bool) {
+	path := filepath.Join(dir, LockFile)
+	if !lockHeld(path) {
+		return "", false
+	}
+	return lockHolder(path), true
+}
+
 // lockHolder is the PID written in a lock file, "" when unknown.
 func lockHolder(path string) string {
 	f, err := os.Open(path)

@@ -5,7 +5,11 @@
 // checkpoints that resume onto the same loss curve, and per-step events with
 // stage timings. A run claims its output folder (ClaimDir, claim.go): one
 // run per folder under a lock a killed run does not leave behind, and no
-// fresh run over a checkpoint unless asked.
+// fresh run over a checkpoint unless asked. A fine-tune (finetune.go) is
+// the same loop from a trained model's weights: the starting model's
+// held-out loss first, the best validated weights kept as the model, an
+// early stop when the held-out loss stops falling, and each piece's origin
+// (Split.Origins) so the held-out pieces can be named.
 //
 // It depends on engine/gpt and engine/nn only; MIDI files reach it through a
 // Tokenizer function supplied by the caller. It must never import app/, ui/
@@ -108,11 +112,22 @@ type piece []byte
 
 func (p piece) len() int { return len(p) / 2 }
 
+// Origin says where a piece came from: a MIDI file (File), or a shard
+// (Shard, the .bin path) and the piece's first token in it (Offset). A
+// fine-tune lists its held-out pieces by origin, so that a report can
+// compare the model with exactly those (app/train_report.go).
+type Origin struct {
+	File   string `json:"file,omitempty"`
+	Shard  string `json:"shard,omitempty"`
+	Offset uint64 `json:"offset,omitempty"`
+}
+
 // Dataset is the pieces of a data folder.
 type Dataset struct {
-	pieces []piece
-	from   []*Shard // per piece: its shard, nil in memory
-	shards []*Shard
+	pieces  []piece
+	from    []*Shard // per piece: its shard, nil in memory
+	origins []Origin // per piece
+	shards  []*Shard
 	// Skipped lists MIDI files the tokenizer rejected, with the reason,
 	// and entries named like shards or MIDI files that are not regular
 	// files (a named pipe, a device, a dangling symlink: never opened).
@@ -171,6 +186,7 @@ func OpenDir(dir string, vocab int, tok Tokenizer) (*Dataset, error) {
 			}
 			ds.pieces = append(ds.pieces, p)
 			ds.from = append(ds.from, s)
+			ds.origins = append(ds.origins, Origin{Shard: b, Offset: s.starts[i]})
 		}
 	}
 	if len(mids) > 0 && tok == nil {
@@ -193,6 +209,7 @@ func OpenDir(dir string, vocab int, tok Tokenizer) (*Dataset, error) {
 		}
 		ds.pieces = append(ds.pieces, p)
 		ds.from = append(ds.from, nil)
+		ds.origins = append(ds.origins, Origin{File: m})
 	}
 	if len(ds.pieces) == 0 {
 		ds.Close()
@@ -220,6 +237,7 @@ func NewDataset(pieces [][]uint16) *Dataset {
 		}
 		ds.pieces = append(ds.pieces, p)
 		ds.from = append(ds.from, nil)
+		ds.origins = append(ds.origins, Origin{})
 	}
 	return ds
 }
@@ -258,7 +276,7 @@ func (d *Dataset) Split(valFrac float64, seed uint64) (train, val *Split) {
 		if float64(h>>11)/float64(1<<53) < valFrac {
 			side = val
 		}
-		side.add(p, d.from[i])
+		side.add(p, d.from[i], d.origins[i])
 		if d.from[i] != nil {
 			side.addShard(d.from[i])
 		}
@@ -267,15 +285,15 @@ func (d *Dataset) Split(valFrac float64, seed uint64) (train, val *Split) {
 		if len(val.pieces) == 0 {
 			last := len(train.pieces) - 1
 			moved := train.pieces[last]
-			val.add(moved, train.from[last])
-			train.pieces, train.from, train.cum = train.pieces[:last], train.from[:last], train.cum[:last]
+			val.add(moved, train.from[last], train.origins[last])
+			train.pieces, train.from, train.origins, train.cum = train.pieces[:last], train.from[:last], train.origins[:last], train.cum[:last]
 			train.total -= moved.len() // a window must not run past the last piece (found by FuzzShard)
 		}
 		if len(train.pieces) == 0 {
-			train.add(val.pieces[0], val.from[0])
+			train.add(val.pieces[0], val.from[0], val.origins[0])
 			val = &Split{pieces: nil}
 			for i, p := range d.pieces[1:] {
-				val.add(p, d.from[i+1])
+				val.add(p, d.from[i+1], d.origins[i+1])
 			}
 		}
 		// A moved piece's shard: both sides may read every shard.
@@ -292,11 +310,12 @@ func mix(z uint64) uint64 { return splitmix.Mix64(z + splitmix.Gamma) }
 
 // Split is a set of pieces seen as one concatenated token stream.
 type Split struct {
-	pieces []piece
-	from   []*Shard // per piece: its shard, nil in memory
-	cum    []int    // cum[i] = tokens before piece i
-	total  int
-	shards []*Shard // the mapped shards its pieces live in
+	pieces  []piece
+	from    []*Shard // per piece: its shard, nil in memory
+	origins []Origin
+	cum     []int // cum[i] = tokens before piece i
+	total   int
+	shards  []*Shard // the mapped shards its pieces live in
 }
 
 func (s *Split) addShard(sh *Shard) {
@@ -308,12 +327,16 @@ func (s *Split) addShard(sh *Shard) {
 	s.shards = append(s.shards, sh)
 }
 
-func (s *Split) add(p piece, from *Shard) {
+func (s *Split) add(p piece, from *Shard, o Origin) {
 	s.pieces = append(s.pieces, p)
 	s.from = append(s.from, from)
+	s.origins = append(s.origins, o)
 	s.cum = append(s.cum, s.total)
 	s.total += p.len()
 }
+
+// Origins lists where each piece of the split came from, in order.
+func (s *Split) Origins() []Origin { return append([]Origin(nil), s.origins...) }
 
 // Pieces and Tokens count the split.
 func (s *Split) Pieces() int { return len(s.pieces) }

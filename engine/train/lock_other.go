@@ -39,3 +39,13 @@ func unlockFile(path string, f *os.File) {
 		locked.Delete(abs)
 	}
 }
+
+// lockHeld reports whether a run of this process holds path's lock.
+func lockHeld(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	_, held := locked.Load(abs)
+	return held
+}

@@ -44,3 +44,19 @@ func unlockFile(path string, f *os.File) {
 	os.Remove(path)
 	f.Close()
 }
+
+// lockHeld reports whether a run holds the lock file at path, without
+// creating it (a model folder read as a fine-tune's base is not ours to
+// write in).
+func lockHeld(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}

@@ -60,7 +60,28 @@ type Options struct {
 	// Examples, if set, builds the batches (training and validation)
 	// instead of random windows of the token stream; see Examples.
 	Examples Examples
+
+	// Fine-tuning: a run from a trained model's weights on a small
+	// dataset (see FineTune in finetune.go for the defaults chosen by
+	// measurement).
+	//
+	// ValidateFirst validates before the first step: an Event of step 0
+	// carries the starting model's held-out loss (Result.BaseValLoss), the
+	// first point of the loss chart.
+	ValidateFirst bool
+	// KeepBest makes OutDir's model files the best validated weights so
+	// far (the starting model's when ValidateFirst and nothing beats it);
+	// the latest weights go to OutDir/latest (LatestDir) at each
+	// checkpoint, besides the checkpoint itself.
+	KeepBest bool
+	// Patience stops the run early after this many validations in a row
+	// that do not lower the best held-out loss (0: never).
+	Patience int
 }
+
+// LatestDir is the folder inside OutDir that holds the latest weights of a
+// KeepBest run (the model a "Listen" while training samples).
+const LatestDir = "latest"
 
 // Defaults fills unset options.
 func (o *Options) defaults() {
@@ -146,7 +167,8 @@ func (s *StageSeconds) add(o StageSeconds) {
 	s.Device = s.Device || o.Device
 }
 
-// Event reports one step.
+// Event reports one step. Under Options.ValidateFirst an event of Step 0
+// comes first, carrying only ValLoss (the starting model's; Loss is 0).
 type Event struct {
 	Step            int          `json:"step"`
 	Steps           int          `json:"steps"`
@@ -173,6 +195,13 @@ type Result struct {
 	Stage           StageSeconds `json:"stage_seconds"`
 	TrainPieces     int          `json:"train_pieces"`
 	ValPieces       int          `json:"val_pieces"`
+	// BaseValLoss is the held-out loss before the first step
+	// (ValidateFirst; NaN otherwise); BestStep the step whose weights gave
+	// BestValLoss (0: the starting model's); EarlyStopped says Patience
+	// ended the run before Steps.
+	BaseValLoss  float64 `json:"base_val_loss"`
+	BestStep     int     `json:"best_step"`
+	EarlyStopped bool    `json:"early_stopped,omitempty"`
 }
 
 // CheckpointFile is the name of the checkpoint inside OutDir.
@@ -188,6 +217,13 @@ type state struct {
 	Batch       int        `json:"batch"`
 	Context     int        `json:"context"`
 	Accum       int        `json:"accum"`
+	// Of fine-tuning runs: the step of the best validation, validations
+	// since it without a lower loss, the held-out loss before step 1.
+	BestStep    int     `json:"best_step,omitempty"`
+	SinceBest   int     `json:"since_best,omitempty"`
+	BaseValLoss float64 `json:"base_val_loss,omitempty"`
+	// Stopped: Patience ended the run at Step.
+	Stopped bool `json:"early_stopped,omitempty"`
 }
 
 type batch struct {
@@ -248,8 +284,15 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		if st.Step >= o.Steps { // a run of no steps would report a loss of 0
 			return Result{}, noStepsLeft(o.OutDir, st.Step)
 		}
+		if st.Stopped {
+			return Result{}, fmt.Errorf("%w: %s: the run stopped early at step %d (the held-out loss had not fallen for %d validations); its best model is there", ErrNoStepsLeft, o.OutDir, st.Step, st.SinceBest)
+		}
 	}
-	res := Result{Params: n, StartStep: st.Step, TrainPieces: trainSplit.Pieces(), ValPieces: valSplit.Pieces(), ValLoss: math.NaN(), BestValLoss: st.BestValLoss}
+	res := Result{Params: n, StartStep: st.Step, TrainPieces: trainSplit.Pieces(), ValPieces: valSplit.Pieces(), ValLoss: math.NaN(),
+		BestValLoss: st.BestValLoss, BestStep: st.BestStep, BaseValLoss: math.NaN()}
+	if st.BaseValLoss != 0 {
+		res.BaseValLoss = st.BaseValLoss
+	}
 
 	// Loader: LoaderWorkers goroutines build batches st.NextBatch, +1, …;
 	// worker w builds every W-th one into its own bounded queue and the
@@ -354,7 +397,51 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		if err := saveCheckpoint(filepath.Join(o.OutDir, CheckpointFile), m, mBuf, vBuf, st); err != nil {
 			return err
 		}
+		if o.KeepBest {
+			return m.Save(filepath.Join(o.OutDir, LatestDir), "F32")
+		}
 		return m.Save(o.OutDir, "F32")
+	}
+	// validated records a held-out loss at step st.Step: the best so far
+	// (its weights written as OutDir's model under KeepBest) or one more
+	// without improvement. It reports whether Patience ends the run.
+	validated := func(vl float64) (bool, error) {
+		res.ValLoss = vl
+		if vl < st.BestValLoss {
+			st.BestValLoss, st.BestStep, st.SinceBest = vl, st.Step, 0
+			res.BestValLoss, res.BestStep = vl, st.Step
+			if o.KeepBest {
+				if err := deviceErr(); err != nil {
+					return false, err
+				}
+				if err := m.Save(o.OutDir, "F32"); err != nil {
+					return false, err
+				}
+			}
+			return false, nil
+		}
+		st.SinceBest++
+		return o.Patience > 0 && st.SinceBest >= o.Patience, nil
+	}
+	if o.ValidateFirst && st.Step == 0 {
+		vl, err := validate()
+		if err != nil {
+			return res, err
+		}
+		if !math.IsNaN(vl) {
+			st.BaseValLoss, res.BaseValLoss = vl, vl
+			if _, err := validated(vl); err != nil {
+				return res, err
+			}
+			if o.KeepBest { // Listen samples the latest weights from the start
+				if err := m.Save(filepath.Join(o.OutDir, LatestDir), "F32"); err != nil {
+					return res, err
+				}
+			}
+			if o.OnStep != nil {
+				o.OnStep(Event{Step: 0, Steps: o.Steps, ValLoss: &vl}) // no training loss: nothing trained yet
+			}
+		}
 	}
 
 	start := time.Now()
@@ -467,27 +554,38 @@ func Run(ctx context.Context, m *gpt.Model, data *Dataset, o Options) (Result, e
 		res.Stage.add(stage)
 		ev := Event{Step: step, Steps: o.Steps, Loss: loss, LR: lr, GradNorm: norm,
 			TokensPerSecond: float64(tokensPerStep) / time.Since(t0).Seconds(), Stage: stage}
+		stopNow := false
 		if (o.ValEvery > 0 && step%o.ValEvery == 0) || step == o.Steps {
 			vl, err := validate()
 			if err != nil {
 				return res, err
 			}
 			if !math.IsNaN(vl) {
-				res.ValLoss = vl
 				ev.ValLoss = &vl
-				if vl < st.BestValLoss {
-					st.BestValLoss = vl
+				if stopNow, err = validated(vl); err != nil {
+					return res, err
 				}
-				res.BestValLoss = st.BestValLoss
 			}
 		}
 		if o.OnStep != nil {
 			o.OnStep(ev)
 		}
-		if (o.Checkpoint > 0 && step%o.Checkpoint == 0) || step == o.Steps {
+		if stopNow {
+			st.Stopped = true
+			res.EarlyStopped = true
+		}
+		if (o.Checkpoint > 0 && step%o.Checkpoint == 0) || step == o.Steps || stopNow {
 			if err := save(); err != nil {
 				return res, err
 			}
+		}
+		if stopNow {
+			break
+		}
+	}
+	if o.KeepBest && math.IsInf(st.BestValLoss, 1) { // nothing validated: the latest is the model
+		if err := m.Save(o.OutDir, "F32"); err != nil {
+			return res, err
 		}
 	}
 	res.finish(start)

@@ -138,7 +138,7 @@ func TestSplitAndBatches(t *testing.T) {
 	// A window crossing pieces reads the concatenation.
 	s := &Split{}
 	for _, p := range NewDataset([][]uint16{{1, 2, 3}, {4, 5}, {6, 7, 8}}).pieces {
-		s.add(p, nil)
+		s.add(p, nil, Origin{})
 	}
 	w := make([]int32, 5)
 	s.window(w, 2)

@@ -58,6 +58,7 @@ func (o *Options) validate() error {
 		in("warmup", o.Warmup, 0, MaxSteps),
 		in("val-every", o.ValEvery, 0, MaxSteps),
 		in("checkpoint-every", o.Checkpoint, 0, MaxSteps),
+		in("patience", o.Patience, 0, MaxSteps),
 		in("prefetch", o.Prefetch, 1, MaxPrefetch),
 		in("loader-workers", o.LoaderWorkers, 1, MaxLoaderWorkers),
 		fin("lr", o.LR, 0, 10),
