@@ -111,7 +111,9 @@ func Ingest(ctx context.Context, st *storage.Store, opts IngestOptions) (*Ingest
 			return nil, fmt.Errorf("ingest: %w", err)
 		}
 		emb := text.NewHashed()
-		embedName = emb.Name() + "-" + midi.PrepareVersion // the cache holds tokens of re-barred scores
+		// The cache holds tokens of re-barred scores, with programs and
+		// genres read from the metadata.
+		embedName = emb.Name() + "-" + midi.PrepareVersion + "-" + text.MetadataVersion
 		if opts.Genre != "" {
 			embedName += "-genre-" + opts.Genre // a default genre changes the tokens of cached pieces
 		}
@@ -292,13 +294,28 @@ func (p *realProcessor) Analyze(it *pipeline.Item) error {
 	return nil
 }
 
+// Caption reads what the metadata knows of the piece: the caption, the
+// GENRE family (from its tune type, style or genre, else the run's default
+// genre) and, where the metadata says which program carries the voices
+// (the lieder's "voice (program 68)"), the sung parts moved onto the voice
+// program before Tokenize (text.PieceInfo.Revoice).
 func (p *realProcessor) Caption(ctx context.Context, it *pipeline.Item) error {
 	info := p.col.Info(ctx, it.Abs, it.Score)
+	m := it.Meta.(midi.Metadata)
+	if info.Revoice(it.Score) > 0 {
+		a := midi.Analyze(it.Score)
+		m.Programs, m.Families = a.Programs, a.Families
+		it.Meta = m
+	}
+	family := info.Family()
 	if info.Genre == "" {
 		info.Genre = p.genre
 	}
-	it.Caption = text.Caption(info, it.Meta.(midi.Metadata))
-	it.Attrs.Genre = text.GenreFamily(info.Genre) // read by Tokenize
+	if family == "" {
+		family = text.GenreFamily(p.genre)
+	}
+	it.Caption = text.Caption(info, m)
+	it.Attrs.Genre = family // read by Tokenize
 	return nil
 }
 

@@ -58,13 +58,35 @@ func Caption(info PieceInfo, m midi.Metadata) string {
 		} else {
 			b.WriteString(" by " + info.Composer)
 		}
+		if info.ComposerYears != "" {
+			b.WriteString(" (" + info.ComposerYears + ")")
+		}
 	}
 	if info.Year != "" {
-		b.WriteString(" (" + info.Year + ")")
+		if info.ComposerYears != "" && info.Composer != "" {
+			b.WriteString(", " + info.Year)
+		} else {
+			b.WriteString(" (" + info.Year + ")")
+		}
 	}
 	b.WriteString(".")
 	if g := info.Genre; g != "" {
 		b.WriteString(" " + capitalize(article(g)+" "+g) + ".")
+	}
+	if k := info.TuneType; k != "" && !strings.EqualFold(k, info.Genre) {
+		if l := strings.ToLower(k); l == "beat" || l == "fill" {
+			k = "drum " + l // Groove's beat_type
+		}
+		b.WriteString(" " + capitalize(article(k)+" "+k) + ".")
+	}
+	switch {
+	case info.Style != "" && !strings.EqualFold(info.Style, info.Genre):
+		b.WriteString(" Style: " + info.Style + ".")
+	case info.Style == "" && info.Era != "":
+		b.WriteString(" " + info.Era + " era.")
+	}
+	if inst := plainInstruments(info.Instruments); inst != "" {
+		b.WriteString(" Instruments: " + inst + ".")
 	}
 	if info.Collection != "" {
 		b.WriteString(" From " + info.Collection + ".")
@@ -113,6 +135,27 @@ func Caption(info PieceInfo, m midi.Metadata) string {
 		b.WriteString(" " + inst)
 	}
 	return b.String()
+}
+
+// plainInstruments drops the parenthesized notes of an instruments
+// description ("voice (program 68), piano (program 0)" → "voice, piano"):
+// programs and file details are no words a listener uses.
+func plainInstruments(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	out = strings.ReplaceAll(out, " ,", ",")
+	return strings.Trim(out, " ,;.")
 }
 
 // instrumentPhrase lists the instruments by name, with their family where

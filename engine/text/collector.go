@@ -28,9 +28,22 @@ type PieceInfo struct {
 	Artist      string   `json:"artist,omitempty"`
 	Composer    string   `json:"composer,omitempty"`
 	// Genre is a genre or tune type ("jig", "reel", "waltz", "pop").
-	Genre      string `json:"genre,omitempty"`
-	Collection string `json:"collection,omitempty"` // e.g. "OpenMSX", "ABC reelsh-l"
-	Year       string `json:"year,omitempty"`
+	Genre string `json:"genre,omitempty"`
+	// Style is the era or style a metadata table names beside the genre
+	// (Mutopia's "Baroque", OpenEWLD's "Big Band", Groove's
+	// "funk/purdieshuffle"); Era is guessed from the composer's dates
+	// (EraOf) where no style is named; TuneType is the kind of piece (a
+	// reel, a polka; a drum beat or fill).
+	Style    string `json:"style,omitempty"`
+	Era      string `json:"era,omitempty"`
+	TuneType string `json:"tune_type,omitempty"`
+	// Instruments is the metadata's description of the instrumentation
+	// ("Voice and Piano", "2 violins (40), viola (41), cello (42)").
+	Instruments string `json:"instruments,omitempty"`
+	// ComposerYears are the composer's dates ("1797–1828").
+	ComposerYears string `json:"composer_years,omitempty"`
+	Collection    string `json:"collection,omitempty"` // e.g. "OpenMSX", "ABC reelsh-l"
+	Year          string `json:"year,omitempty"`
 	// Meter and Key are as declared by the metadata (ABC M: and K:), not
 	// measured.
 	Meter       string   `json:"meter,omitempty"`

@@ -3,7 +3,11 @@
 //   - captions built from what is known of each piece (metadata tables, ABC
 //     headers, OpenMSX title lists, sidecar .txt/.json files, titles in the
 //     MIDI file, optional Wikipedia summaries) and its measured attributes
-//     (Collector, PieceInfo, Caption);
+//     (Collector, PieceInfo, Caption); from the corpora's metadata.csv
+//     columns also the era or style, the kind of piece, the instruments and
+//     the composer's dates, the genre family they imply (PieceInfo.Family)
+//     and the voices' program where the metadata names it
+//     (PieceInfo.Revoice; metadata.go);
 //   - text embedders behind one interface: a built-in hashed n-gram embedder
 //     that needs no weights (NewHashed) and a BERT-compatible encoder that
 //     loads a Hugging Face BERT folder (LoadBERT; weights through

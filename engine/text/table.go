@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/amtstudio/amt/engine/userfile"
@@ -27,14 +28,20 @@ type table struct {
 // roleColumns are the header names (lower case, spaces and dashes as
 // underscores) that fill each PieceInfo field.
 var roleColumns = map[string][]string{
-	"title":      {"title", "canonical_title", "name", "song", "song_name", "songname", "song_title", "piece", "work"},
-	"artist":     {"artist", "artists", "artist_name", "performer", "singer", "band"},
-	"composer":   {"composer", "canonical_composer", "composers", "author", "writer"},
-	"genre":      {"genre", "genres", "style", "tune_type", "type", "category"},
-	"year":       {"year", "date", "release_year"},
-	"desc":       {"description", "comment", "comments", "notes", "caption", "summary"},
-	"collection": {"album", "collection", "source", "dataset"},
-	"tags":       {"tags", "mood", "moods", "keywords"},
+	"title":       {"title", "canonical_title", "name", "song", "song_name", "songname", "song_title", "piece", "work"},
+	"artist":      {"artist", "artists", "artist_name", "performer", "singer", "band"},
+	"composer":    {"composer", "canonical_composer", "composers", "author", "writer"},
+	"genre":       {"genre", "genres", "category"},
+	"style":       {"style", "styles", "era", "period"},
+	"tune_type":   {"tune_type", "type", "beat_type", "dance", "form"},
+	"instruments": {"instruments", "instrumentation", "instrument", "ensemble"},
+	"born":        {"composer_born", "composer_birth", "born"},
+	"died":        {"composer_died", "composer_death", "died"},
+	"meter":       {"time_signature", "meter", "metre", "metric"},
+	"year":        {"year", "date", "release_year"},
+	"desc":        {"description", "comment", "comments", "notes", "caption", "summary"},
+	"collection":  {"album", "collection", "set", "song_cycle", "source", "dataset"},
+	"tags":        {"tags", "mood", "moods", "keywords"},
 }
 
 // keyColumns are header names that usually name the file, in preference order.
@@ -191,9 +198,31 @@ func (t *table) fill(info *PieceInfo, row []string) {
 		info.Title, info.TitleSource = v, "table"
 	}
 	setIfEmpty(&info.Artist, get("artist"))
-	setIfEmpty(&info.Composer, get("composer"))
+	if c, years := composerName(get("composer")); c != "" && info.Composer == "" {
+		info.Composer = c
+		setIfEmpty(&info.ComposerYears, years)
+	}
+	if b, d := year(get("born")), year(get("died")); b > 0 && info.ComposerYears == "" {
+		info.ComposerYears = strconv.Itoa(b) + "–"
+		if d > 0 {
+			info.ComposerYears += strconv.Itoa(d)
+		}
+	}
+	// Style and tune type have fields of their own (they filled Genre
+	// before issue 35); PieceInfo.Family reads all three.
 	setIfEmpty(&info.Genre, get("genre"))
-	setIfEmpty(&info.Year, get("year"))
+	setIfEmpty(&info.TuneType, get("tune_type"))
+	setIfEmpty(&info.Style, get("style"))
+	if info.Style == "" {
+		info.Era = EraOf(year(get("born")), year(get("died")))
+	}
+	setIfEmpty(&info.Instruments, get("instruments"))
+	setIfEmpty(&info.Meter, strings.ReplaceAll(get("meter"), "-", "/"))
+	if y := get("year"); year(y) > 0 && len(y) > 4 && y[4] == '-' {
+		setIfEmpty(&info.Year, y[:4]) // a date: its year
+	} else {
+		setIfEmpty(&info.Year, y)
+	}
 	setIfEmpty(&info.Description, get("desc"))
 	setIfEmpty(&info.Collection, get("collection"))
 	if v := get("tags"); v != "" {
