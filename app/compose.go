@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -265,6 +266,49 @@ func modelAt(dir string) (*Model, error) {
 		return DefaultModel()
 	}
 	return cachedModel(dir)
+}
+
+// ModelChoice is one entry of Compose's Model list.
+type ModelChoice struct {
+	Label string
+	Dir   string // absolute; "" : the embedded default model
+	RunID uint64 // the training run that wrote it (0: none)
+	// Lineage of a finished fine-tune (base, dataset, steps, date).
+	Lineage *Lineage
+}
+
+// ComposeModels lists the models of a project that Compose offers besides
+// the default model, newest first: each finished fine-tune under its
+// dataset's name, and the runs trained from random weights that have
+// weights. A fine-tune that is still running, was stopped or failed is
+// left out: its folder's model is a best-so-far, not the finished one.
+func (s *Studio) ComposeModels(project string) ([]ModelChoice, error) {
+	runs, err := s.TrainRuns(project)
+	if err != nil {
+		return nil, err
+	}
+	var out []ModelChoice
+	for _, r := range runs {
+		dir := s.Store.Abs(r.ModelDir)
+		if r.ModelDir == "" || !HasModelWeights(dir) {
+			continue
+		}
+		switch {
+		case r.Lineage != nil && r.Status == storage.RunDone:
+			out = append(out, ModelChoice{Label: fineTuneLabel(r.Lineage, r.ID), Dir: dir, RunID: r.ID, Lineage: r.Lineage})
+		case isFineTuneRun(r):
+			// unfinished fine-tune: not listed
+		default:
+			out = append(out, ModelChoice{Label: fmt.Sprintf("Training run %d (%s)", r.ID, r.Status), Dir: dir, RunID: r.ID})
+		}
+	}
+	return out, nil
+}
+
+// isFineTuneRun reports whether a stored run starts from a trained model.
+func isFineTuneRun(r storage.TrainRun) bool {
+	var cfg TrainJobConfig
+	return r.Lineage != nil || (json.Unmarshal(r.Config, &cfg) == nil && cfg.Spec.From != "")
 }
 
 // ForgetModel drops a cached model (after its folder was rewritten by

@@ -82,14 +82,24 @@ func CheckSampling(temp float64, topK int, topP float64) error {
 // give it: each number within its range (errors name the flag), then the
 // memory the run would ask for against the memory available.
 func (s TrainSpec) Validate() error {
+	low, lr, steps := 1, s.LR, s.Steps // a fine-tune's 0 steps, batch, context, accumulation or lr: its default
+	if s.From != "" {
+		low = 0
+		if lr == 0 {
+			lr = train.FineTuneLR
+		}
+		if steps == 0 {
+			steps = train.MaxSteps
+		}
+	}
 	err := FirstError(
-		IntIn("steps", s.Steps, 1, train.MaxSteps),
-		IntIn("batch", s.Batch, 1, train.MaxBatch),
-		IntIn("context", s.Context, 2, gpt.MaxPositions),
-		IntIn("accum", s.Accum, 1, train.MaxAccum),
+		IntIn("steps", s.Steps, low, train.MaxSteps),
+		IntIn("batch", s.Batch, low, train.MaxBatch),
+		IntIn("context", s.Context, 2*low, gpt.MaxPositions),
+		IntIn("accum", s.Accum, low, train.MaxAccum),
 		FloatIn("lr", s.LR, 0, 10),
-		FloatIn("min-lr", s.MinLR, 0, max(s.LR, 0)),
-		IntIn("warmup", s.Warmup, 0, max(s.Steps, 0)),
+		FloatIn("min-lr", s.MinLR, 0, max(lr, 0)),
+		IntIn("warmup", s.Warmup, 0, max(steps, 0)),
 		FloatIn("weight-decay", s.WeightDecay, 0, 10),
 		FloatIn("clip", s.Clip, 0, 1e6),
 		IntIn("val-every", s.ValEvery, 0, train.MaxSteps),
@@ -98,9 +108,13 @@ func (s TrainSpec) Validate() error {
 		IntIn("workers", s.Workers, 0, MaxTrainWorkers),
 		IntIn("prefetch", s.Prefetch, 0, train.MaxPrefetch), // 0: engine/train's default
 		IntIn("loader-workers", s.LoaderWorkers, 0, train.MaxLoaderWorkers),
+		IntIn("patience", s.Patience, -1, train.MaxSteps),
 		CheckDevice(s.Device))
 	if err != nil {
 		return err
+	}
+	if s.From != "" { // 0 is the default; the base's positions bound the context
+		return nil
 	}
 	if s.LR <= 0 {
 		return fmt.Errorf("%w: --lr %g must be > 0", ErrUsage, s.LR)

@@ -55,7 +55,23 @@ type TrainSpec struct {
 	Prefetch      int `json:"prefetch,omitempty"`
 	LoaderWorkers int `json:"loader_workers,omitempty"`
 
+	// From starts from a trained model instead of random weights:
+	// FromDefault (the embedded default model) or a model folder
+	// (app/train_finetune.go). Preset is then the base's; Steps, Batch,
+	// Context, LR, Warmup, ValFrac, ValEvery and CheckpointEvery 0 take
+	// the fine-tune defaults (engine/train/finetune.go).
+	From string `json:"from,omitempty"`
+	// Patience: validations without a lower held-out loss before a
+	// fine-tune stops (0: the default, < 0: never).
+	Patience int `json:"patience,omitempty"`
+	// DatasetName names the data in a fine-tune's lineage ("": the data
+	// folder's name).
+	DatasetName string `json:"dataset_name,omitempty"`
+
 	claim *train.Claim // Out, claimed by a TrainJob before its goroutine starts
+	// heldOutFiles names the held-out pieces in a lineage (a TrainJob maps
+	// a dataset's shard pieces to their files); nil: originName.
+	heldOutFiles func([]train.Origin) []string
 }
 
 // Defaults and limits of a training spec besides engine/train's.
@@ -127,6 +143,9 @@ type TrainStart struct {
 	Pieces  int
 	Tokens  int
 	Skipped int
+	// FineTune: what a fine-tune will do (nil for a run from random
+	// weights).
+	FineTune *FineTunePlan
 }
 
 // DefaultTrainSpec is the Training screen's starting form (the CLI's
@@ -141,6 +160,9 @@ func DefaultTrainSpec() TrainSpec {
 // that ended the run (context.Canceled when stopped; a checkpoint was
 // written first).
 func TrainModel(ctx context.Context, spec TrainSpec, onStart func(TrainStart), onStep func(train.Event)) (*TrainResult, error) {
+	if spec.From != "" {
+		return fineTune(ctx, spec, onStart, onStep) // app/train_finetune.go
+	}
 	spec = spec.withDefaults()
 	if err := spec.Validate(); err != nil { // app/limits.go
 		return nil, err
@@ -269,7 +291,11 @@ type TrainJob struct {
 func (j *TrainJob) Events() <-chan TrainUpdate { return j.events }
 
 // Config is the job's configuration.
-func (j *TrainJob) Config() TrainJobConfig { return j.cfg }
+func (j *TrainJob) Config() TrainJobConfig {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.cfg
+}
 
 // StartTraining records a new run of cfg and starts it.
 func (s *Studio) StartTraining(cfg TrainJobConfig) (*TrainJob, error) {
@@ -302,6 +328,9 @@ func (s *Studio) StartTraining(cfg TrainJobConfig) (*TrainJob, error) {
 		return nil, fmt.Errorf("train: dataset %q has no usable pieces", cfg.Dataset)
 	}
 	cfg.Spec.Data = ds.ShardDir
+	if cfg.Spec.From != "" {
+		cfg.Spec.DatasetName = ds.Name
+	}
 	run := &storage.TrainRun{ProjectID: ds.ProjectID, DatasetID: ds.ID, Status: storage.RunRunning, Started: time.Now().UTC()}
 	var claim *train.Claim
 	var claimErr error
@@ -366,7 +395,9 @@ func (s *Studio) ResumeTraining(runID uint64) (*TrainJob, error) {
 // (another job of this process, `amt train` in another) may be writing
 // the folder.
 func (j *TrainJob) claim() (*train.Claim, error) {
+	j.mu.Lock()
 	spec := j.cfg.Spec
+	j.mu.Unlock()
 	spec.Resume = true
 	c, err := claimOut(spec)
 	if err != nil {
@@ -406,9 +437,77 @@ func (j *TrainJob) setStatus(status, errText string, res *TrainResult) {
 		}
 		if res != nil {
 			r.Stages = RunStages(res)
+			if res.Lineage != nil && status == storage.RunDone {
+				l := *res.Lineage
+				l.DatasetID = r.DatasetID
+				r.Lineage = &l
+			}
 		}
 		return storage.PutTrainRun(tx, r)
 	})
+}
+
+// planned records the steps, batch and context a fine-tune chose from its
+// data (its spec's zeros), so a resume claims and continues the same run.
+func (j *TrainJob) planned(p *FineTunePlan) {
+	j.mu.Lock()
+	j.cfg.Spec.Steps, j.cfg.Spec.Batch, j.cfg.Spec.Context = p.Steps, p.Batch, p.Context
+	cfg := j.cfg
+	j.mu.Unlock()
+	c, err := json.Marshal(cfg)
+	if err != nil {
+		return
+	}
+	j.s.Store.Update(func(tx *bolt.Tx) error {
+		r, err := storage.GetTrainRun(tx, j.RunID)
+		if err != nil {
+			return err
+		}
+		r.Config = c
+		return storage.PutTrainRun(tx, r)
+	})
+}
+
+// heldOutFiles maps a dataset's shard pieces to the files they were
+// imported from (the dataset's root and each item's path); a piece no
+// item names keeps its shard name.
+func (s *Studio) heldOutFiles(datasetID uint64) func([]train.Origin) []string {
+	return func(origins []train.Origin) []string {
+		type at struct {
+			shard  string
+			offset uint64
+		}
+		files := map[at]string{}
+		s.Store.View(func(tx *bolt.Tx) error {
+			ds, err := storage.GetDataset(tx, datasetID)
+			if err != nil {
+				return err
+			}
+			shards, err := storage.Shards(tx, datasetID)
+			if err != nil {
+				return err
+			}
+			paths := map[uint64]string{}
+			for _, sh := range shards {
+				paths[sh.ID] = filepath.Clean(s.Store.Abs(sh.Path) + ".bin")
+			}
+			return storage.Items(tx, datasetID, func(it *storage.Item) bool {
+				if it.Status == storage.ItemOK && it.ShardID != 0 {
+					files[at{paths[it.ShardID], it.Offset}] = filepath.Join(ds.Root, filepath.FromSlash(it.Path))
+				}
+				return true
+			})
+		})
+		out := make([]string, 0, len(origins))
+		for _, o := range origins {
+			if f, ok := files[at{filepath.Clean(o.Shard), o.Offset}]; ok && o.Shard != "" {
+				out = append(out, f)
+			} else {
+				out = append(out, originName(o))
+			}
+		}
+		return out
+	}
 }
 
 // start runs a segment of the job in its own goroutine on the folder
@@ -423,12 +522,26 @@ func (j *TrainJob) start(resume bool, claim *train.Claim) {
 	if resume {
 		j.setStatus(storage.RunRunning, "", nil)
 	}
+	j.mu.Lock()
 	spec := j.cfg.Spec
+	j.mu.Unlock()
 	spec.Resume, spec.claim = resume, claim
+	if spec.From != "" {
+		var dsID uint64
+		j.s.Store.View(func(tx *bolt.Tx) error {
+			r, err := storage.GetTrainRun(tx, j.RunID)
+			if err == nil {
+				dsID = r.DatasetID
+			}
+			return err
+		})
+		spec.heldOutFiles = j.s.heldOutFiles(dsID)
+	}
 	go func() {
 		defer close(done)
 		defer cancel()
 		began := time.Now()
+		stepsFrom := began // the ETA counts training steps only (not a fine-tune's first validation)
 		var pending []storage.Metric
 		lastFlush := time.Now()
 		flush := func() {
@@ -440,9 +553,22 @@ func (j *TrainJob) start(resume bool, claim *train.Claim) {
 			j.s.Store.Update(func(tx *bolt.Tx) error { return storage.AppendMetrics(tx, j.RunID, pts) })
 		}
 		first := -1
-		onStart := func(i TrainStart) { j.send(TrainUpdate{Kind: "start", Start: i}, false) }
+		onStart := func(i TrainStart) {
+			if i.FineTune != nil {
+				j.planned(i.FineTune)
+			}
+			j.send(TrainUpdate{Kind: "start", Start: i}, false)
+		}
 		onStep := func(e train.Event) {
 			now := time.Now()
+			if e.Step == 0 { // a fine-tune's base: its held-out loss, the chart's first point
+				if e.ValLoss != nil {
+					pending = append(pending, storage.Metric{Step: 0, Name: "val_loss", Value: *e.ValLoss, Time: now})
+					stepsFrom = now
+				}
+				j.send(TrainUpdate{Kind: "step", Step: e, Elapsed: now.Sub(began)}, false)
+				return
+			}
 			if first < 0 {
 				first = e.Step - 1
 			}
@@ -459,7 +585,7 @@ func (j *TrainJob) start(resume bool, claim *train.Claim) {
 			el := now.Sub(began)
 			var eta time.Duration
 			if n := e.Step - first; n > 0 {
-				eta = time.Duration(float64(el) / float64(n) * float64(e.Steps-e.Step))
+				eta = time.Duration(float64(now.Sub(stepsFrom)) / float64(n) * float64(e.Steps-e.Step))
 			}
 			j.send(TrainUpdate{Kind: "step", Step: e, ETA: eta, Elapsed: el}, false)
 		}
@@ -467,6 +593,7 @@ func (j *TrainJob) start(resume bool, claim *train.Claim) {
 		claim.Release() // before the end is told: a Resume that follows claims the folder again
 		flush()
 		ForgetModel(j.ModelDir)
+		ForgetModel(filepath.Join(j.ModelDir, train.LatestDir))
 		j.mu.Lock()
 		end := j.end
 		j.running = false
@@ -542,6 +669,10 @@ func (j *TrainJob) Wait() {
 // Checkpoints lists the files of the run's model folder that a sample can
 // be drawn from, with their times.
 func (j *TrainJob) Checkpoints() []CheckpointInfo { return ListCheckpoints(j.ModelDir) }
+
+// ListenDir is the model a "Listen" samples: the run's latest weights
+// (a fine-tune's latest/, else its folder).
+func (j *TrainJob) ListenDir() string { return LatestModelDir(j.ModelDir) }
 
 // CheckpointInfo is one checkpoint file.
 type CheckpointInfo struct {

@@ -29,6 +29,15 @@ type TrainResult struct {
 	ValPieces       int                `json:"val_pieces"`
 	Skipped         int                `json:"skipped_files"`
 	Out             string             `json:"out"`
+	// Of a fine-tune: the base model, its held-out loss before the first
+	// step (same batches as ValLoss), the step whose weights the model
+	// holds, whether the held-out loss stopped it early, and its lineage
+	// once it finished.
+	From         string   `json:"from,omitempty"`
+	BaseValLoss  *float64 `json:"base_val_loss,omitempty"`
+	BestStep     int      `json:"best_step,omitempty"`
+	EarlyStopped bool     `json:"early_stopped,omitempty"`
+	Lineage      *Lineage `json:"lineage,omitempty"`
 }
 
 // trainVocab is DIR/vocab.json when the folder is a dataset export, else the

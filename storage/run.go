@@ -94,6 +94,40 @@ type TrainRun struct {
 	Config    json.RawMessage `json:"config,omitempty"`
 	ModelDir  string          `json:"model_dir,omitempty"` // relative to the store
 	Stages    []StageStat     `json:"stages,omitempty"`
+	// Lineage is set when a fine-tune finished: what it started from and
+	// learned on. Runs from random weights, and records written before
+	// fine-tuning existed, have none (an absent field: no migration).
+	Lineage *Lineage `json:"lineage,omitempty"`
+}
+
+// Lineage is where a fine-tuned model came from: the base model it started
+// from, the dataset it learned on, how far it trained and when, and the
+// pieces held out from it (the report compares the model with those).
+type Lineage struct {
+	Base       string `json:"base"`        // "default model" or the base model's folder
+	BaseSHA256 string `json:"base_sha256"` // of the base's weights
+	Dataset    string `json:"dataset"`     // the dataset's name
+	DatasetID  uint64 `json:"dataset_id,omitempty"`
+	Data       string `json:"data"` // the folder trained on (MIDI files or token shards)
+	// Steps trained; BestStep is the step whose weights the model holds
+	// (0: none beat the base); EarlyStopped: the held-out loss stopped
+	// falling before the planned steps.
+	Steps        int       `json:"steps"`
+	PlannedSteps int       `json:"planned_steps"`
+	BestStep     int       `json:"best_step"`
+	EarlyStopped bool      `json:"early_stopped,omitempty"`
+	Date         time.Time `json:"date"` // when it finished
+	// The split: share of pieces held out and its seed (train.Dataset.Split).
+	ValFrac   float64 `json:"val_frac"`
+	SplitSeed uint64  `json:"split_seed"`
+	// Held-out loss (nats a token) of the base and of the kept weights, on
+	// the same batches of the held-out pieces.
+	BaseValLoss float64 `json:"base_val_loss"`
+	BestValLoss float64 `json:"best_val_loss"`
+	TrainPieces int     `json:"train_pieces"`
+	// HeldOut names the held-out pieces' files (where a piece's file is
+	// known; a shard piece without one is "SHARD.bin@OFFSET").
+	HeldOut []string `json:"held_out"`
 }
 
 // PutTrainRun inserts r (ID 0) or updates it.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -13,8 +14,8 @@ import (
 func init() {
 	c := &Command{
 		Name:    "train",
-		Usage:   "train --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T] [--device cpu|cuda|auto] [--precision bf16|tf32|fp32] [--resume | --overwrite] [--json] [--profile DIR]",
-		Summary: "train the GPT model on token shards or MIDI files, on the CPU or a CUDA GPU (--device)",
+		Usage:   "train --data DIR --out DIR [--from default|MODEL_DIR] [--preset small] [--steps N] [--batch B] [--context T] [--device cpu|cuda|auto] [--precision bf16|tf32|fp32] [--resume | --overwrite] [--json] [--profile DIR]",
+		Summary: "train the GPT model on token shards or MIDI files, from random weights or fine-tuning a trained model (--from), on the CPU or a CUDA GPU (--device)",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		fs := NewFlags(env, c)
@@ -43,9 +44,33 @@ func init() {
 		precision := fs.String("precision", "", "GPU matrix products: bf16 (default), tf32 or fp32")
 		prefetch := fs.Int("prefetch", 2, fmt.Sprintf("batches the loader keeps ready (at most %d)", app.MaxPrefetch))
 		loaders := fs.Int("loader-workers", 1, fmt.Sprintf("goroutines building batches (at most %d)", app.MaxLoaderWorkers))
+		from := fs.String("from", "", "fine-tune a trained model: \""+app.FromDefault+"\" (the embedded default model) or a model folder; its size and vocabulary are kept, the flags left unset take the fine-tune defaults (docs/MODEL.md, \"Fine-tuning\"), a fifth of the pieces is held out, and OUT holds the best validated weights")
+		patience := fs.Int("patience", 0, fmt.Sprintf("with --from: stop after this many validations without a lower held-out loss (default %d; -1: never)", app.FineTunePatience))
 		pos, err := ParseInterleaved(fs, args)
 		if err != nil {
 			return err
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if *from != "" {
+			if set["preset"] {
+				return fmt.Errorf("%w: --preset with --from: a fine-tune keeps its base model's size", ErrUsage)
+			}
+			// Unset flags take the fine-tune's defaults (0 in the spec).
+			for name, p := range map[string]*int{"steps": steps, "batch": batch, "context": context_, "warmup": warmup,
+				"val-every": valEvery, "checkpoint-every": ckEvery, "accum": accum} {
+				if !set[name] {
+					*p = 0
+				}
+			}
+			if !set["lr"] {
+				*lr = 0
+			}
+			if !set["val-frac"] {
+				*valFrac = 0
+			}
+		} else if set["patience"] {
+			return fmt.Errorf("%w: --patience needs --from (a run from random weights does not stop early)", ErrUsage)
 		}
 		if len(pos) > 0 || *data == "" || *out == "" {
 			return fmt.Errorf("%w: --data and --out are required, no positional arguments", ErrUsage)
@@ -56,7 +81,7 @@ func init() {
 		if err := app.IntIn("log-every", *logEvery, 1, app.MaxSteps); err != nil {
 			return err
 		}
-		if *warmup == 0 {
+		if *warmup == 0 && *from == "" {
 			*warmup = max(1, *steps/20)
 		}
 		if *profile != "" {
@@ -72,10 +97,14 @@ func init() {
 		spec := app.TrainSpec{Data: *data, Out: *out, Preset: *preset, Steps: *steps, Batch: *batch, Context: *context_,
 			Accum: *accum, LR: *lr, MinLR: *minLR, Warmup: *warmup, WeightDecay: *wd, Clip: *clip, ValEvery: *valEvery,
 			ValFrac: *valFrac, CheckpointEvery: *ckEvery, Seed: *seed, Resume: *resume, Overwrite: *overwrite, Device: *dev, Precision: *precision,
-			Prefetch: *prefetch, LoaderWorkers: *loaders}
+			Prefetch: *prefetch, LoaderWorkers: *loaders, From: *from, Patience: *patience}
 		onStart := func(i app.TrainStart) {
 			if !*jsonOut {
 				fmt.Fprintf(w, "device: %s\nmodel %s: %d parameters; data: %d pieces, %d tokens (%d files skipped)\n", i.Device, i.Preset, i.Params, i.Pieces, i.Tokens, i.Skipped)
+				if f := i.FineTune; f != nil {
+					fmt.Fprintf(w, "fine-tune: %d pieces to learn from (%d tokens), %d held out; %d steps of %d × %d tokens at most, stopping when the held-out loss stops falling\n",
+						f.TrainPieces, f.TrainTokens, f.ValPieces, f.Steps, f.Batch, f.Context)
+				}
 				w.Flush()
 			}
 		}
@@ -85,6 +114,8 @@ func init() {
 			}
 			if *jsonOut {
 				enc.Encode(e)
+			} else if e.Step == 0 && e.ValLoss != nil {
+				fmt.Fprintf(w, "step 0/%d: the base model's held-out loss %.4f\n", e.Steps, *e.ValLoss)
 			} else {
 				val := ""
 				if e.ValLoss != nil {
@@ -108,6 +139,14 @@ func init() {
 			enc.Encode(*tr)
 		case runErr != nil: // not "done": the error follows on stderr
 			fmt.Fprintf(w, "stopped at step %d, train loss %.4f; %s holds the last checkpoint written\n", tr.Steps, tr.TrainLoss, *out)
+		case tr.Lineage != nil:
+			l := tr.Lineage
+			why := "the planned steps"
+			if l.EarlyStopped {
+				why = "the held-out loss stopped falling"
+			}
+			fmt.Fprintf(w, "done: %d steps (%s), %.0f tokens/s, peak RSS %.0f MB\nheld-out loss %.4f (%s) -> %.4f (step %d, kept); %d pieces held out\nmodel in %s (lineage in %s)\n",
+				l.Steps, why, tr.TokensPerSecond, tr.PeakRSSMB, l.BaseValLoss, l.Base, l.BestValLoss, l.BestStep, len(l.HeldOut), *out, app.LineageFile)
 		default:
 			fmt.Fprintf(w, "done: %d steps, train loss %.4f, %.0f tokens/s, peak RSS %.0f MB, model in %s\n", tr.Steps, tr.TrainLoss, tr.TokensPerSecond, tr.PeakRSSMB, *out)
 		}

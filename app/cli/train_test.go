@@ -68,3 +68,42 @@ func TestTrainGenerateCommands(t *testing.T) {
 		t.Fatalf("generate with a missing model: exit %d, want 1", code)
 	}
 }
+
+// TestTrainFromDefault: `amt train --from default` fine-tunes the embedded
+// model on MIDI files with the fine-tune defaults for the flags not given:
+// the base's held-out loss first, the kept weights and the lineage at the
+// end; --preset and --patience are usage errors where they do not apply.
+func TestTrainFromDefault(t *testing.T) {
+	data, out := t.TempDir(), filepath.Join(t.TempDir(), "tuned")
+	testfiles.Corpus(t, data, 24)
+	run := func(args ...string) (string, string, int) {
+		var so, se bytes.Buffer
+		code := Main(context.Background(), &Env{Stdout: &so, Stderr: &se}, args)
+		return so.String(), se.String(), code
+	}
+	so, se, code := run("train", "--from", "default", "--data", data, "--out", out, "--steps", "2", "--batch", "2", "--val-every", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, so, se)
+	}
+	for _, want := range []string{"model fine-tune of the default model", "24 pieces", "2 steps of 2 × 256 tokens", "step 0/2: the base model's held-out loss",
+		"step 2/2", "held-out loss", "(default model) ->", "model in " + out} {
+		if !strings.Contains(so, want) {
+			t.Errorf("output lacks %q:\n%s", want, so)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "lineage.json")); err != nil {
+		t.Error(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--from", "default", "--preset", "tiny", "--data", data, "--out", out}, "--preset with --from"},
+		{[]string{"train", "--patience", "2", "--preset", "tiny", "--data", data, "--out", out}, "--patience needs --from"},
+		{[]string{"train", "--from", "default", "--patience", "-2", "--data", data, "--out", out}, "--patience -2"},
+	} {
+		if _, se, code := run(c.args...); code != 2 || !strings.Contains(se, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 saying %q", c.args, code, se, c.want)
+		}
+	}
+}
