@@ -100,6 +100,21 @@ type Options struct {
 	// model can be asked to learn more from the human-played corpora
 	// (docs/MODEL.md, "What the model sees"). Nil: every source 1.
 	SourceWeight map[string]float64 `json:",omitempty"`
+	// FlatVelocity names sources (as SourceWeight does) whose velocities
+	// were not played: notation exports at one velocity a part (the
+	// lieder, quartets, EWLD, Nottingham: 1 velocity bin a piece, entropy
+	// 0) or a rule's accents (the Irish tunes' abc2midi 105/95/80, Mutopia's
+	// dynamics marks: 2–3 bins), against 14–22 bins and 3.5–3.7 bits for
+	// the players of POP909, piano-midi.de and the Groove drummers
+	// (docs/DATA.md, "Notation and performance"). Their Velocity targets are
+	// left out of the loss (target −1): the model still reads those tokens,
+	// and learns what it writes there from played music only. Their
+	// positions stay in the loss: on the vocabulary's 12-a-beat grid the
+	// notation corpora sit off the sixteenth/triplet grid as often as
+	// POP909 (5.0% against 5.3%), so their timing teaches no false
+	// quantization the played corpora do not. Nil: every source's velocities
+	// are learned (the shipped model's runs).
+	FlatVelocity map[string]bool `json:",omitempty"`
 }
 
 // DefaultOptions are the settings of the default model's second run
@@ -167,12 +182,14 @@ func (b *Builder) fillRow(split *train.Split, k, seed uint64, r, T int, in, tg [
 	}
 	rng := rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15*(k+1), uint64(r)+0x632be59bd9b4e019*(k+1)))
 	var ex []uint16
+	flat := false
 	for try := 0; ; try++ {
 		i := pick(cum, rng.Float64()*cum[len(cum)-1])
 		toks = split.AppendPiece(toks[:0], i)
 		var err error
 		ex, err = b.Example(toks, rng, T+1)
 		if err == nil {
+			flat = b.o.FlatVelocity[split.PieceSource(i)]
 			break
 		}
 		if try >= 8 {
@@ -186,9 +203,57 @@ func (b *Builder) fillRow(split *train.Split, k, seed uint64, r, T int, in, tg [
 		}
 		if j+1 < len(ex) {
 			tg[j] = int32(ex[j+1])
+			if flat {
+				if kind, _ := b.v.Kind(ex[j+1]); kind == token.KindVelocity {
+					tg[j] = -1 // FlatVelocity: no velocity is learned from this source
+				}
+			}
 		}
 	}
 	return toks, nil
+}
+
+// SetFlatVelocity sets FlatVelocity from a --flat-velocity value:
+// NAME[,NAME…] ("": none).
+func (o *Options) SetFlatVelocity(s string) error {
+	if strings.TrimSpace(s) == "" {
+		o.FlatVelocity = nil
+		return nil
+	}
+	fv := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		name := strings.TrimSpace(f)
+		if name == "" || strings.ContainsAny(name, "=/") {
+			return fmt.Errorf("condition: flat-velocity sources %q: %q is not a source name", s, f)
+		}
+		if fv[name] {
+			return fmt.Errorf("condition: flat-velocity sources %q: %s named twice", s, name)
+		}
+		fv[name] = true
+	}
+	o.FlatVelocity = fv
+	return nil
+}
+
+// Shares is each source's expected share of the examples drawn from split:
+// the sampling weights of its pieces (1, plus RichWeight for pieces with
+// drums or three or more programs, times its SourceWeight) over the total.
+// The data card's mixture is this over the training split.
+func (b *Builder) Shares(split *train.Split) map[string]float64 {
+	cum := b.cumWeights(split)
+	out := map[string]float64{}
+	if len(cum) == 0 || !(cum[len(cum)-1] > 0) {
+		return out
+	}
+	prev := 0.0
+	for i, c := range cum {
+		out[split.PieceSource(i)] += c - prev
+		prev = c
+	}
+	for k := range out {
+		out[k] /= cum[len(cum)-1]
+	}
+	return out
 }
 
 // SetKeyLabels sets WindowKey from a --key-labels value: "window" (each
