@@ -865,16 +865,34 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		}
 	}
 
-	// Meter.
+	// Meter: a scene's own ("a pirate shanty" 6/8), else the style's
+	// (meters.go: "bossa nova" 4/4), of a scene, a genre word or the
+	// ensemble's genre; else the model draws it.
 	if p.Attrs.MeterNum > 0 {
 		r.Items = append(r.Items, Item{Attr: "meter", Value: fmt.Sprintf("%d/%d", a.MeterNum, a.MeterDen), Explicit: true})
 	} else {
+		var m [2]int
+		var from string
 		for _, sc := range ordered {
-			if sc.meter[0] > 0 {
-				a.MeterNum, a.MeterDen = sc.meter[0], sc.meter[1]
-				r.Items = append(r.Items, Item{Attr: "meter", Value: fmt.Sprintf("%d/%d", a.MeterNum, a.MeterDen), From: []string{sceneFrom[sc]}, Implied: true})
+			if m = sc.meter; m[0] == 0 {
+				m = styleMeter(sc.name)
+			}
+			if m[0] > 0 {
+				from = sceneFrom[sc]
 				break
 			}
+		}
+		for _, g := range p.Genres {
+			if m[0] == 0 {
+				m, from = styleMeter(g), "'"+g+"'"
+			}
+		}
+		if m[0] == 0 && ens != nil && ens.genre != "" {
+			m, from = styleMeter(ens.genre), ensFrom
+		}
+		if m[0] > 0 {
+			a.MeterNum, a.MeterDen = m[0], m[1]
+			r.Items = append(r.Items, Item{Attr: "meter", Value: fmt.Sprintf("%d/%d", a.MeterNum, a.MeterDen), From: []string{from}, Implied: true})
 		}
 	}
 

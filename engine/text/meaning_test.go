@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/amtstudio/amt/engine/midi"
+	"github.com/amtstudio/amt/engine/token"
 )
 
 // TestLexicon: every entry of the vocabulary of meaning reads, moods sit
@@ -423,5 +424,88 @@ func TestSeedMix(t *testing.T) {
 	}
 	if m := mix("a piano piece in C major"); m != 0 {
 		t.Errorf("a prompt of attributes only mixes %x into its seed", m)
+	}
+}
+
+// TestStyleMeter checks the style's own meter (meters.go): a style heard
+// in one meter is asked in it when the prompt names none, with the words
+// it came from; a named meter, a scene's own and a style heard in several
+// meters are as before.
+func TestStyleMeter(t *testing.T) {
+	for _, c := range []struct {
+		prompt, meter, from string
+		explicit            bool
+	}{
+		{"bossa nova on a sunny afternoon", "4/4", "'bossa nova'", false},
+		{"heavy metal with distorted guitars", "4/4", "'heavy metal'", false},
+		{"8-bit chiptune boss fight", "4/4", "'8 bit'", false},
+		{"a reggae groove by the beach", "4/4", "'reggae'", false},
+		{"a hip hop beat", "4/4", "'hip hop'", false},
+		{"an edm track for the club", "4/4", "'edm'", false},
+		{"a samba for carnival", "4/4", "'samba'", false},
+		{"a fast punk song", "4/4", "'punk'", false},
+		{"a rock band", "4/4", "'rock'", false},              // its genre word
+		{"a marching band", "2/4", "'marching band'", false}, // the ensemble's genre
+		{"a pirate shanty", "6/8", "'pirate'", false},        // the scene's own
+		{"a military march", "2/4", "", true},
+		{"a slip jig", "9/8", "", true},
+		{"a waltz", "3/4", "", true},
+		{"bossa nova in 3/4", "3/4", "", true},
+		{"a gavotte", "", "", false},         // beside "minuet" in its scene, but not in 3/4
+		{"a rainy afternoon", "", "", false}, // no style: the model draws it
+		{"a folk song", "", "", false},       // a style heard in several meters
+	} {
+		r := ParsePrompt(c.prompt).Resolve(1, Choices{})
+		got := ""
+		var it Item
+		for _, x := range r.Items {
+			if x.Attr == "meter" {
+				got, it = x.Value, x
+			}
+		}
+		if got != c.meter {
+			t.Errorf("%q: meter %q, want %q (%v)", c.prompt, got, c.meter, r.Items)
+			continue
+		}
+		if got != fmt.Sprintf("%d/%d", r.Attrs.MeterNum, r.Attrs.MeterDen) && got != "" {
+			t.Errorf("%q: item %q but attributes %d/%d", c.prompt, got, r.Attrs.MeterNum, r.Attrs.MeterDen)
+		}
+		if got == "" {
+			if r.Attrs.MeterNum != 0 {
+				t.Errorf("%q: meter %d/%d forced, want it left to the model", c.prompt, r.Attrs.MeterNum, r.Attrs.MeterDen)
+			}
+			continue
+		}
+		if it.Explicit != c.explicit || it.Implied == c.explicit {
+			t.Errorf("%q: explicit %v implied %v, want explicit %v", c.prompt, it.Explicit, it.Implied, c.explicit)
+		}
+		if !c.explicit && (len(it.From) != 1 || it.From[0] != c.from) {
+			t.Errorf("%q: from %v, want [%s]", c.prompt, it.From, c.from)
+		}
+	}
+}
+
+// TestStyleMetersAreStyles keeps the style meters table honest: every key
+// is a scene's name, a genre word of the parser or an ensemble's genre
+// (a key nothing reads would be a style silently drawn), and every meter
+// one the vocabulary has.
+func TestStyleMetersAreStyles(t *testing.T) {
+	known := map[string]bool{}
+	for n := range lex.scenes {
+		known[n] = true
+	}
+	for _, g := range genreTerms {
+		known[g] = true
+	}
+	for _, e := range lex.ensembles {
+		known[e.genre] = true
+	}
+	for k, m := range styleMeters {
+		if !known[k] {
+			t.Errorf("style meter %q: neither a scene, a genre word nor an ensemble's genre", k)
+		}
+		if _, ok := token.DefaultVocab().Lookup(fmt.Sprintf("METER_%d/%d", m[0], m[1])); !ok {
+			t.Errorf("style meter %q: %d/%d is not in the vocabulary", k, m[0], m[1])
+		}
 	}
 }
