@@ -267,13 +267,46 @@ func (d *Dataset) Close() error {
 
 // Split divides the pieces into train and validation by piece: piece i goes
 // to validation when a hash of (seed, i) falls under valFrac. With two or
-// more pieces, each side gets at least one.
+// more pieces, each side gets at least one, and so does every source
+// (PieceSource: the folder of a piece's shard) of two or more pieces: its
+// piece of the lowest hash is held out when none fell under valFrac, so
+// that a small corpus in a mixture (OpenMSX's 31 pieces at 3%) is
+// validated too (issue 35).
 func (d *Dataset) Split(valFrac float64, seed uint64) (train, val *Split) {
 	train, val = &Split{}, &Split{}
+	hash := make([]uint64, len(d.pieces))
+	toVal := make([]bool, len(d.pieces))
+	type lowest struct {
+		i, n int
+		h    uint64
+		held bool
+	}
+	bySource := map[string]*lowest{}
+	for i := range d.pieces {
+		hash[i] = mix(seed ^ uint64(i)*0x9e3779b97f4a7c15)
+		toVal[i] = float64(hash[i]>>11)/float64(1<<53) < valFrac
+		src := sourceOf(d.from[i])
+		l := bySource[src]
+		if l == nil {
+			l = &lowest{i: i, h: hash[i]}
+			bySource[src] = l
+		}
+		l.n++
+		l.held = l.held || toVal[i]
+		if hash[i] < l.h {
+			l.i, l.h = i, hash[i]
+		}
+	}
+	if valFrac > 0 && len(bySource) > 1 {
+		for _, l := range bySource {
+			if !l.held && l.n >= 2 {
+				toVal[l.i] = true
+			}
+		}
+	}
 	for i, p := range d.pieces {
-		h := mix(seed ^ uint64(i)*0x9e3779b97f4a7c15)
 		side := train
-		if float64(h>>11)/float64(1<<53) < valFrac {
+		if toVal[i] {
 			side = val
 		}
 		side.add(p, d.from[i], d.origins[i])

@@ -6,6 +6,7 @@
 //	go run ./scripts/trainmodel --data DIR --out DIR [--preset small] [--steps N] [--batch B] [--context T]
 //	                            [--device auto|cpu|cuda] [--precision bf16|tf32|fp32] [--loader-workers N] [--prefetch N]
 //	go run ./scripts/trainmodel --export FROM --to assets/model
+//	go run ./scripts/trainmodel --data DIR --card [--source-weight …] [--flat-velocity …]
 //
 // DIR is walked for NAME.bin/NAME.idx shard pairs (several dataset exports
 // side by side). Each logged step goes to OUT/log.jsonl as a JSON line.
@@ -48,6 +49,9 @@ func main() {
 	startProb := flag.Float64("start-prob", -1, "share of examples that open their piece (default: condition.DefaultOptions, 0.2)")
 	keyLabels := flag.String("key-labels", "piece", "KEY labels of the examples: piece (the piece's key, as the shipped model) or window (each window's estimated key; docs/MODEL.md)")
 	sourceWeights := flag.String("source-weight", "", "sampling weight of the pieces of a source (the folder of its shards under --data): NAME=W[,NAME=W…], e.g. arranged=0.25; others 1 (condition.Options.SourceWeight)")
+	sourceShares := flag.String("source-share", "", "the mixture as shares of the examples: NAME=SHARE[,NAME=SHARE…] (0.3 or 30%); sources not named share what is left in their natural proportions; the source weights are derived from the data (condition.WeightsForShares; not with --source-weight)")
+	flatVelocity := flag.String("flat-velocity", "", "sources whose velocities come from notation, not players: NAME[,NAME…]; their Velocity targets are left out of the loss (condition.Options.FlatVelocity)")
+	card := flag.Bool("card", false, "print the mixture the run would see (each source's pieces, tokens, held-out pieces, weight and share of the examples, the human-made share) as docs/DATA.md's table, then exit")
 	keyFrame := flag.String("key-frame", "absolute", "pitch frame of the examples: absolute (every key, KEY names tonic and mode) or tonic (every window moved to C major or A minor, KEY names the mode; condition.Options.TonicFrame)")
 	dev := flag.String("device", "auto", "where to train: auto (a GPU when the CUDA backend opens, else the CPU), cpu, or cuda (an error without a GPU)")
 	precision := flag.String("precision", "", "the GPU's matrix products: bf16 (default), tf32 or fp32 (master weights and optimizer stay fp32)")
@@ -61,20 +65,39 @@ func main() {
 		}
 		return
 	}
-	if *data == "" || *out == "" {
-		fmt.Fprintln(os.Stderr, "trainmodel: --data and --out are required")
+	if *data == "" || (*out == "" && !*card) {
+		fmt.Fprintln(os.Stderr, "trainmodel: --data and --out are required (--card needs --data only)")
 		os.Exit(2)
 	}
 	co := condition.DefaultOptions()
-	for _, err := range []error{co.SetStartProb(*startProb), co.SetKeyLabels(*keyLabels), co.SetKeyFrame(*keyFrame), co.SetSourceWeights(*sourceWeights)} {
+	for _, err := range []error{co.SetStartProb(*startProb), co.SetKeyLabels(*keyLabels), co.SetKeyFrame(*keyFrame), co.SetSourceWeights(*sourceWeights), co.SetFlatVelocity(*flatVelocity)} {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "trainmodel:", err)
 			os.Exit(2)
 		}
 	}
+	shares, err := condition.ParseShares(*sourceShares)
+	if err == nil && shares != nil && co.SourceWeight != nil {
+		err = fmt.Errorf("--source-share and --source-weight both set the mixture: give one")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "trainmodel:", err)
+		os.Exit(2)
+	}
+	if *card {
+		split := *splitSeed
+		if split == 0 {
+			split = *seed
+		}
+		if err := printCard(os.Stdout, *data, co, shares, split); err != nil {
+			fmt.Fprintln(os.Stderr, "trainmodel:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c := config{Data: *data, Out: *out, Preset: *preset, Init: *initDir, Device: *dev, Precision: *precision, Cond: co,
+	c := config{Data: *data, Out: *out, Preset: *preset, Init: *initDir, Device: *dev, Precision: *precision, Cond: co, Shares: shares,
 		Train: train.Options{Steps: *steps, Batch: *batch, Context: *ctxLen, LR: *lr, Warmup: *warmup, WeightDecay: 0.1, Clip: 1,
 			ValEvery: *valEvery, ValFrac: valFrac, ValBatches: 8, Checkpoint: *ckEvery, Seed: *seed, SplitSeed: *splitSeed,
 			Resume: *resume, Overwrite: *overwrite, LoaderWorkers: *loaders, Prefetch: *prefetch}}

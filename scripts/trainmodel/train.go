@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/amtstudio/amt/engine/gpt"
@@ -28,6 +29,9 @@ type config struct {
 	// ("": the backend's default, bf16).
 	Device, Precision string
 	Cond              condition.Options
+	// Shares, when set, is the mixture as shares of the examples: run
+	// derives Cond.SourceWeight from the data (condition.WeightsForShares).
+	Shares map[string]float64
 	// Train: the run's options. LoaderWorkers and Prefetch ≤ 0 are sized
 	// by loaderDefaults once the device is known.
 	Train train.Options
@@ -71,17 +75,22 @@ func run(ctx context.Context, c config, w io.Writer) (train.Result, error) {
 	}
 	defer ds.Close()
 	sources := ds.Sources()
-	for name := range c.Cond.SourceWeight {
-		if sources[name] == 0 {
-			return train.Result{}, fmt.Errorf("--source-weight names %q, but no shard under %s lies in a folder of that name (sources: %v)", name, c.Data, sources)
-		}
+	o := c.Train
+	splitSeed := o.SplitSeed
+	if splitSeed == 0 {
+		splitSeed = o.Seed
+	}
+	if c.Cond, err = resolveShares(ds, v, c.Cond, c.Shares, o.ValFrac, splitSeed); err != nil {
+		return train.Result{}, err
+	}
+	if err := checkSources(sources, c.Cond, c.Data); err != nil {
+		return train.Result{}, err
 	}
 	be, choice, err := device.OpenWith(c.Device, 0, c.Precision)
 	if err != nil {
 		return train.Result{}, err
 	}
 	defer be.Close()
-	o := c.Train
 	o.LoaderWorkers, o.Prefetch = loaderDefaults(choice.Name != "cpu", runtime.NumCPU(), o.LoaderWorkers, o.Prefetch)
 	fmt.Fprintf(w, "device: %s; loader workers %d, prefetch %d\n", choice.Reason, o.LoaderWorkers, o.Prefetch)
 	preset := c.Preset
@@ -128,6 +137,12 @@ func run(ctx context.Context, c config, w io.Writer) (train.Result, error) {
 	start := time.Now()
 	fmt.Fprintf(w, "model %s: %d parameters; data: %d pieces %v, %d tokens; %d steps of %d×%d\n",
 		preset, m.NumParams(), ds.Pieces(), sources, ds.Tokens(), o.Steps, o.Batch, o.Context)
+	rows := mixture(ds, v, c.Cond, o.ValFrac, splitSeed)
+	var mix []string
+	for _, r := range rows {
+		mix = append(mix, fmt.Sprintf("%s %.1f%%", r.Name, 100*r.Share))
+	}
+	fmt.Fprintf(w, "mixture (share of the examples): %s; human-made %.1f%%\n", strings.Join(mix, ", "), 100*humanShare(rows))
 	o.OutDir = c.Out
 	o.Examples = condition.New(v, c.Cond)
 	if c.wrap != nil {
@@ -155,6 +170,57 @@ func run(ctx context.Context, c config, w io.Writer) (train.Result, error) {
 	fmt.Fprintf(w, "done: %d steps in %.0fs, %.0f tokens/s, train %.4f val %.4f best val %.4f\n",
 		res.Steps, res.Seconds, res.TokensPerSecond, res.TrainLoss, res.ValLoss, res.BestValLoss)
 	return res, err
+}
+
+// checkSources refuses options naming a source the data lacks: a typo
+// would silently leave the mixture as it was.
+func checkSources(sources map[string]int, co condition.Options, data string) error {
+	for name := range co.SourceWeight {
+		if sources[name] == 0 {
+			return fmt.Errorf("--source-weight names %q, but no shard under %s lies in a folder of that name (sources: %v)", name, data, sources)
+		}
+	}
+	for name := range co.FlatVelocity {
+		if sources[name] == 0 {
+			return fmt.Errorf("--flat-velocity names %q, but no shard under %s lies in a folder of that name (sources: %v)", name, data, sources)
+		}
+	}
+	return nil
+}
+
+// resolveShares sets co.SourceWeight from the wanted shares of the
+// examples (nil: co unchanged), over the training split the run will make.
+func resolveShares(ds *train.Dataset, v *token.Vocab, co condition.Options, shares map[string]float64, valFrac float64, splitSeed uint64) (condition.Options, error) {
+	if shares == nil {
+		return co, nil
+	}
+	plain := co
+	plain.SourceWeight = nil
+	tr, _ := ds.Split(valFrac, splitSeed)
+	w, err := condition.WeightsForShares(condition.New(v, plain).Shares(tr), shares)
+	if err != nil {
+		return co, err
+	}
+	co.SourceWeight = w
+	return co, nil
+}
+
+// printCard prints the mixture of the data under dir (--card).
+func printCard(w io.Writer, dir string, co condition.Options, shares map[string]float64, splitSeed uint64) error {
+	v := token.DefaultVocab()
+	ds, err := train.OpenDir(dir, v.Size(), nil)
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+	if co, err = resolveShares(ds, v, co, shares, valFrac, splitSeed); err != nil {
+		return err
+	}
+	if err := checkSources(ds.Sources(), co, dir); err != nil {
+		return err
+	}
+	writeCard(w, mixture(ds, v, co, valFrac, splitSeed))
+	return nil
 }
 
 // initModel loads the model of folder dir (float16 or float32 weights) onto

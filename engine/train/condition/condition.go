@@ -235,6 +235,94 @@ func (o *Options) SetFlatVelocity(s string) error {
 	return nil
 }
 
+// ParseShares reads a --source-share value: NAME=SHARE[,NAME=SHARE…],
+// shares in [0, 1] (a trailing % divides by 100) summing to at most 1.
+func ParseShares(s string) (map[string]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string]float64{}
+	sum := 0.0
+	for _, f := range strings.Split(s, ",") {
+		name, v, ok := strings.Cut(strings.TrimSpace(f), "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("condition: source share %q: want NAME=SHARE", f)
+		}
+		scale := 1.0
+		if strings.HasSuffix(v, "%") {
+			v, scale = strings.TrimSuffix(v, "%"), 0.01
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		x *= scale
+		if err != nil || !(x >= 0 && x <= 1) {
+			return nil, fmt.Errorf("condition: source share %q: %q is not a share in [0, 1]", f, v)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("condition: source shares %q: %s named twice", s, name)
+		}
+		out[name] = x
+		sum += x
+	}
+	if sum > 1+1e-9 {
+		return nil, fmt.Errorf("condition: source shares %q add up to %.4g, more than 1", s, sum)
+	}
+	return out, nil
+}
+
+// WeightsForShares returns the SourceWeight under which the sources come
+// out in the wanted shares of the examples, given their natural shares
+// (Shares with no SourceWeight): a named source s weighs want[s] /
+// natural[s]; the sources not named share what is left (1 − the named
+// shares) in their natural proportions. A named source the data lacks, a
+// share left to no source, or sources left without a share are errors:
+// the mixture would not be the one asked for.
+func WeightsForShares(natural, want map[string]float64) (map[string]float64, error) {
+	named, rest := 0.0, 0.0
+	for name, x := range want {
+		if !(natural[name] > 0) {
+			if x == 0 {
+				continue
+			}
+			return nil, fmt.Errorf("condition: source share %s=%g: the data has no such source (sources: %v)", name, x, sortedNames(natural))
+		}
+		named += x
+	}
+	var unnamed []string
+	for name, p := range natural {
+		if _, ok := want[name]; !ok && p > 0 {
+			unnamed = append(unnamed, name)
+			rest += p
+		}
+	}
+	left := 1 - named
+	switch {
+	case len(unnamed) > 0 && left < 1e-9:
+		slices.Sort(unnamed)
+		return nil, fmt.Errorf("condition: source shares take the whole mixture, and %v have none: name them (=0 to leave them out)", unnamed)
+	case len(unnamed) == 0 && left > 1e-6:
+		return nil, fmt.Errorf("condition: source shares add up to %.4g: with every source named they must add up to 1", named)
+	}
+	w := map[string]float64{}
+	for name, x := range want {
+		if natural[name] > 0 {
+			w[name] = x / natural[name]
+		}
+	}
+	for _, name := range unnamed {
+		w[name] = left / rest
+	}
+	return w, nil
+}
+
+func sortedNames(m map[string]float64) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Shares is each source's expected share of the examples drawn from split:
 // the sampling weights of its pieces (1, plus RichWeight for pieces with
 // drums or three or more programs, times its SourceWeight) over the total.
@@ -345,25 +433,13 @@ func (b *Builder) cumWeights(split *train.Split) []float64 {
 	if w, ok := b.weights[split]; ok {
 		return w
 	}
-	instrFirst, instrN := b.v.Range(token.KindInstrumentAttr)
 	cum := make([]float64, split.Pieces())
 	total := 0.0
 	var toks []uint16
 	for i := range cum {
 		toks = split.AppendPiece(toks[:0], i)
-		n := 0
-		drums := false
-		for _, t := range toks {
-			if t == b.v.SEP {
-				break
-			}
-			if t >= instrFirst && int(t-instrFirst) < instrN {
-				n++
-				drums = drums || int(t-instrFirst) == token.DrumProgram
-			}
-		}
 		w := 1.0
-		if drums || n >= 3 {
+		if Rich(b.v, toks) {
 			w += b.o.RichWeight
 		}
 		if sw, ok := b.o.SourceWeight[split.PieceSource(i)]; ok {
@@ -374,6 +450,25 @@ func (b *Builder) cumWeights(split *train.Split) []float64 {
 	}
 	b.weights[split] = cum
 	return cum
+}
+
+// Rich reports whether an encoded piece lists drums or three or more
+// programs in its prefix: the pieces RichWeight draws more often.
+func Rich(v *token.Vocab, piece []uint16) bool {
+	instrFirst, instrN := v.Range(token.KindInstrumentAttr)
+	n := 0
+	for _, t := range piece {
+		if t == v.SEP {
+			break
+		}
+		if t >= instrFirst && int(t-instrFirst) < instrN {
+			if int(t-instrFirst) == token.DrumProgram {
+				return true
+			}
+			n++
+		}
+	}
+	return n >= 3
 }
 
 // Example builds one example of at most n tokens from an encoded piece

@@ -185,3 +185,61 @@ func TestFlatVelocity(t *testing.T) {
 		t.Errorf("empty: %v %v", err, o.FlatVelocity)
 	}
 }
+
+// TestWeightsForShares: the weights that make the card's shares, by hand
+// on the tiny mixture (natural shares pop 4/14, drums 6/14, quartets 4/14),
+// reproduced by Shares and by the draws; the refusals.
+func TestWeightsForShares(t *testing.T) {
+	v := token.DefaultVocab()
+	ds, err := train.OpenDir(mixtureDir(t, v), v.Size(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	tr, _ := ds.Split(0, 1)
+	natural := New(v, DefaultOptions()).Shares(tr)
+	for s, want := range map[string]float64{"pop": 4.0 / 14, "drums": 6.0 / 14, "quartets": 4.0 / 14} {
+		if math.Abs(natural[s]-want) > 1e-12 {
+			t.Fatalf("natural share of %s %.6f, want %.6f", s, natural[s], want)
+		}
+	}
+	want, err := ParseShares("pop=50%, quartets=0.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := WeightsForShares(natural, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, x := range map[string]float64{"pop": 1.75, "quartets": 0.7, "drums": 0.7} { // drums: the 0.3 left over its 6/14
+		if math.Abs(w[s]-x) > 1e-12 {
+			t.Errorf("weight of %s %.6f, want %.6f", s, w[s], x)
+		}
+	}
+	o := DefaultOptions()
+	o.SourceWeight = w
+	got := New(v, o).Shares(tr)
+	for s, x := range map[string]float64{"pop": 0.5, "quartets": 0.2, "drums": 0.3} {
+		if math.Abs(got[s]-x) > 1e-12 {
+			t.Errorf("share of %s %.6f, want %.6f", s, got[s], x)
+		}
+	}
+	for _, c := range []struct{ shares, why string }{
+		{"pop=0.5,rock=0.1", "a source the data lacks"},
+		{"pop=0.5,quartets=0.5", "drums left without a share"},
+		{"pop=0.5,quartets=0.2,drums=0.2", "named shares short of 1"},
+	} {
+		want, err := ParseShares(c.shares)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := WeightsForShares(natural, want); err == nil {
+			t.Errorf("%s (%s) accepted", c.shares, c.why)
+		}
+	}
+	for _, bad := range []string{"pop=1.5", "pop=0.6,drums=0.6", "pop", "pop=x", "pop=0.1,pop=0.2", "pop=-0.1"} {
+		if _, err := ParseShares(bad); err == nil {
+			t.Errorf("ParseShares(%q) accepted", bad)
+		}
+	}
+}
