@@ -37,6 +37,9 @@ type trainingScreen struct {
 	root fyne.CanvasObject
 
 	dataset                                    *widget.Select
+	from                                       *widget.Select    // Start from: scratch, the default model, a model of the project
+	fromDirs                                   map[string]string // Start from label → app.TrainSpec.From
+	fromNote                                   *widget.Label
 	preset                                     *widget.Select
 	context_, batch, lr, steps, accum, workers *widget.Entry
 	device                                     *widget.RadioGroup
@@ -71,6 +74,13 @@ func newTrainingScreen(e *env) *trainingScreen {
 	t := &trainingScreen{e: e}
 	def := app.DefaultTrainSpec()
 	t.dataset = widget.NewSelect(nil, nil)
+	t.from = widget.NewSelect([]string{fromScratchLabel, fromDefaultLabel}, nil)
+	t.from.Selected = fromScratchLabel
+	t.fromDirs = map[string]string{fromScratchLabel: "", fromDefaultLabel: app.FromDefault}
+	t.fromNote = widget.NewLabel("")
+	t.fromNote.Importance = widget.LowImportance
+	t.fromNote.Wrapping = fyne.TextWrapWord
+	t.fromNote.Hide()
 	t.preset = widget.NewSelect(app.ModelPresets(), nil)
 	t.preset.Selected = def.Preset
 	entry := func(v string) *widget.Entry { w := widget.NewEntry(); w.SetText(v); return w }
@@ -164,8 +174,11 @@ func newTrainingScreen(e *env) *trainingScreen {
 		}
 	}
 
+	t.from.OnChanged = t.fromChanged
 	form := widget.NewForm(
 		widget.NewFormItem("Dataset", t.dataset),
+		widget.NewFormItem("Start from", t.from),
+		widget.NewFormItem("", t.fromNote),
 		widget.NewFormItem("Preset", t.preset),
 		widget.NewFormItem("Context", t.context_),
 		widget.NewFormItem("Batch", t.batch),
@@ -217,6 +230,7 @@ func (t *trainingScreen) refresh() {
 		}
 	}
 	t.dataset.Refresh()
+	t.refreshBases()
 	t.pastRuns, _ = t.e.studio.TrainRuns(t.e.project)
 	t.runs.Refresh()
 	t.pausedRun = 0
@@ -233,6 +247,57 @@ func (t *trainingScreen) refresh() {
 		}
 	}
 	t.setButtons()
+}
+
+// Start from: the labels of the two fixed choices.
+const (
+	fromScratchLabel = "Scratch (random weights)"
+	fromDefaultLabel = "Default model"
+)
+
+// refreshBases lists what a run can start from: scratch, the default
+// model, and the project's finished models (Compose's list).
+func (t *trainingScreen) refreshBases() {
+	opts := []string{fromScratchLabel, fromDefaultLabel}
+	dirs := map[string]string{fromScratchLabel: "", fromDefaultLabel: app.FromDefault}
+	models, _ := t.e.studio.ComposeModels(t.e.project)
+	for _, m := range models {
+		opts = append(opts, m.Label)
+		dirs[m.Label] = m.Dir
+	}
+	t.from.Options, t.fromDirs = opts, dirs
+	if _, ok := dirs[t.from.Selected]; !ok {
+		t.from.SetSelected(fromScratchLabel)
+	}
+	t.from.Refresh()
+}
+
+// fromChanged sets the form for a run from scratch or a fine-tune: a
+// fine-tune keeps its base's size and tokens (the preset is off) and
+// takes its steps and context from the dataset ("auto").
+func (t *trainingScreen) fromChanged(label string) {
+	tune := t.fromDirs[label] != ""
+	def := app.DefaultTrainSpec()
+	if tune {
+		t.preset.Disable()
+		t.fromNote.SetText("A fine-tune keeps the base's size and tokens, holds out a fifth of the pieces, keeps the best weights and stops when the held-out loss stops falling. auto: from the dataset.")
+		t.fromNote.Show()
+		t.steps.SetText("auto")
+		t.context_.SetText("auto")
+		t.batch.SetText(strconv.Itoa(app.FineTuneBatch))
+		t.lr.SetText(strconv.FormatFloat(app.FineTuneLR, 'g', -1, 64))
+		return
+	}
+	t.preset.Enable()
+	t.fromNote.Hide()
+	if t.steps.Text == "auto" {
+		t.steps.SetText(strconv.Itoa(def.Steps))
+	}
+	if t.context_.Text == "auto" {
+		t.context_.SetText(strconv.Itoa(def.Context))
+	}
+	t.batch.SetText(strconv.Itoa(def.Batch))
+	t.lr.SetText(strconv.FormatFloat(def.LR, 'g', -1, 64))
 }
 
 func statusOf(runs []app.TrainRun, id uint64) string {
@@ -357,16 +422,26 @@ func (t *trainingScreen) setButtons() {
 func (t *trainingScreen) spec() (app.TrainSpec, error) {
 	s := app.DefaultTrainSpec()
 	s.Preset = t.preset.Selected
+	s.From = t.fromDirs[t.from.Selected]
 	ints := []struct {
 		name string
 		e    *widget.Entry
 		dst  *int
 		min  int
-	}{{"context", t.context_, &s.Context, 1}, {"batch", t.batch, &s.Batch, 1}, {"steps", t.steps, &s.Steps, 1},
-		{"accumulation", t.accum, &s.Accum, 1}, {"workers", t.workers, &s.Workers, 0}}
+		auto bool // a fine-tune's "auto": 0, chosen from the dataset
+	}{{"context", t.context_, &s.Context, 1, true}, {"batch", t.batch, &s.Batch, 1, false}, {"steps", t.steps, &s.Steps, 1, true},
+		{"accumulation", t.accum, &s.Accum, 1, false}, {"workers", t.workers, &s.Workers, 0, false}}
 	for _, f := range ints {
-		v, err := strconv.Atoi(strings.TrimSpace(f.e.Text))
+		txt := strings.TrimSpace(f.e.Text)
+		if f.auto && s.From != "" && (txt == "auto" || txt == "") {
+			*f.dst = 0
+			continue
+		}
+		v, err := strconv.Atoi(txt)
 		if err != nil || v < f.min {
+			if f.auto && s.From != "" {
+				return s, fmt.Errorf("%s %q: give a whole number ≥ %d, or auto", f.name, f.e.Text, f.min)
+			}
 			return s, fmt.Errorf("%s %q: give a whole number ≥ %d", f.name, f.e.Text, f.min)
 		}
 		*f.dst = v
@@ -378,6 +453,9 @@ func (t *trainingScreen) spec() (app.TrainSpec, error) {
 	s.LR = lr
 	s.ValEvery = max(1, s.Steps/20)
 	s.CheckpointEvery = max(1, s.Steps/10)
+	if s.From != "" { // validation and checkpoints every tenth of the run (engine/train's fine-tune defaults)
+		s.ValEvery, s.CheckpointEvery, s.ValFrac = 0, 0, 0
+	}
 	s.Device = "cpu"
 	if t.device.Selected == "GPU" {
 		s.Device = "cuda"
@@ -464,11 +542,25 @@ func (t *trainingScreen) follow(j *app.TrainJob) {
 		case "start":
 			s := u.Start
 			t.e.bridge.Post("train.info", func() {
+				if f := s.FineTune; f != nil {
+					t.info.SetText(fmt.Sprintf("Run %d: %s; %d pieces to learn from, %d held out; at most %d steps of %d × %d", u.RunID, s.Preset, f.TrainPieces, f.ValPieces, f.Steps, f.Batch, f.Context))
+					return
+				}
 				t.info.SetText(fmt.Sprintf("Run %d: %s model, %d parameters; %d pieces, %d tokens", u.RunID, s.Preset, s.Params, s.Pieces, s.Tokens))
 			})
 			continue
 		case "step":
 			e := u.Step
+			if e.Step == 0 { // a fine-tune's base: its held-out loss is the chart's first point
+				if e.ValLoss != nil {
+					vl := *e.ValLoss
+					t.e.bridge.Post("train.base", func() {
+						t.loss.Append("val loss", 0, vl)
+						t.info.SetText(fmt.Sprintf("Run %d · the base model's held-out loss %.4f; training…", u.RunID, vl))
+					})
+				}
+				continue
+			}
 			mu.Lock()
 			steps = append(steps, float64(e.Step))
 			losses = append(losses, e.Loss)
@@ -511,8 +603,15 @@ func (t *trainingScreen) follow(j *app.TrainJob) {
 			t.setButtons()
 			t.showCheckpoints(j.ModelDir)
 			msg := fmt.Sprintf("Run %d %s", u.RunID, u.Kind)
-			if u.Result != nil {
-				msg += fmt.Sprintf(" at step %d, train loss %.4f, %.0f tokens/s", u.Result.Steps, u.Result.TrainLoss, u.Result.TokensPerSecond)
+			if r := u.Result; r != nil {
+				msg += fmt.Sprintf(" at step %d, train loss %.4f, %.0f tokens/s", r.Steps, r.TrainLoss, r.TokensPerSecond)
+				if l := r.Lineage; l != nil {
+					why := ""
+					if l.EarlyStopped {
+						why = ", stopped when it stopped falling"
+					}
+					msg = fmt.Sprintf("Run %d done: held-out loss %.4f → %.4f (step %d kept%s); in Compose's Model list as %q", u.RunID, l.BaseValLoss, l.BestValLoss, l.BestStep, why, app.FineTuneLabel(l, u.RunID))
+				}
 			}
 			if u.Err != nil {
 				msg += ": " + u.Err.Error()
@@ -585,9 +684,9 @@ func (t *trainingScreen) halt(stop bool) {
 func (t *trainingScreen) listenSample() {
 	dir := ""
 	if t.job != nil {
-		dir = t.job.ModelDir
+		dir = t.job.ListenDir()
 	} else if len(t.pastRuns) > 0 {
-		dir = t.e.studio.Store.Abs(t.pastRuns[0].ModelDir)
+		dir = app.LatestModelDir(t.e.studio.Store.Abs(t.pastRuns[0].ModelDir))
 	}
 	if dir == "" {
 		return
