@@ -295,7 +295,7 @@ func (s *Studio) ComposeModels(project string) ([]ModelChoice, error) {
 		}
 		switch {
 		case r.Lineage != nil && r.Status == storage.RunDone:
-			out = append(out, ModelChoice{Label: fineTuneLabel(r.Lineage, r.ID), Dir: dir, RunID: r.ID, Lineage: r.Lineage})
+			out = append(out, ModelChoice{Label: FineTuneLabel(r.Lineage, r.ID), Dir: dir, RunID: r.ID, Lineage: r.Lineage})
 		case isFineTuneRun(r):
 			// unfinished fine-tune: not listed
 		default:

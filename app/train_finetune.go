@@ -41,8 +41,13 @@ import (
 // (--from default).
 const FromDefault = "default"
 
-// FineTunePatience is the default of TrainSpec.Patience (--patience).
-const FineTunePatience = train.FineTunePatience
+// The fine-tune defaults the front ends show (engine/train/finetune.go):
+// Patience (--patience), the batch and the learning rate.
+const (
+	FineTunePatience = train.FineTunePatience
+	FineTuneBatch    = train.FineTuneBatch
+	FineTuneLR       = train.FineTuneLR
+)
 
 // DefaultModelName is how a lineage names the embedded default model.
 const DefaultModelName = "default model"
@@ -435,8 +440,8 @@ func LatestModelDir(dir string) string {
 	return dir
 }
 
-// fineTuneLabel is how a finished fine-tune is listed for Compose.
-func fineTuneLabel(l *Lineage, runID uint64) string {
+// FineTuneLabel is how a finished fine-tune is listed for Compose.
+func FineTuneLabel(l *Lineage, runID uint64) string {
 	base := l.Base
 	if base != DefaultModelName {
 		base = filepath.Base(base)
