@@ -40,9 +40,11 @@ type IngestOptions struct {
 	BatchItems int    // items per commit; 0: 256
 	MappingCSV string // a metadata table for captions (see text.CollectorOptions)
 	// Genre is the genre of the folder's pieces whose own metadata (a
-	// sidecar, an ABC tune type, the mapping table) names none: a genre
-	// word or family ("pop", "bossa nova"); it reaches the GENRE attribute
-	// as its family (text.GenreFamily) and the captions. "" : none.
+	// sidecar, an ABC tune type, the mapping table's genre, style or tune
+	// type) names no genre family (text.PieceInfo.Family): a genre word or
+	// family ("pop", "bossa nova"); it reaches the GENRE attribute as its
+	// family (text.GenreFamily), and the captions of pieces that name no
+	// genre at all. "" : none.
 	Genre string
 	// OnlineText fetches Wikipedia summaries of the pieces' titles into
 	// their captions (rate-limited, cached in the store's cache folder)
