@@ -26,10 +26,10 @@ import (
 // so that a test can count the calls).
 var parsePrompt = text.ParsePrompt
 
-// Choices are the user's edits of the mood, ensemble and dynamics a
-// prompt implies ("" keeps the words', "none" drops them); Item is one
-// understood attribute with its source. Both are engine/text's, named here
-// for the front ends.
+// Choices are the user's edits of the mood, ensemble, dynamics and
+// density a prompt implies ("" keeps the words', "none" drops them); Item
+// is one understood attribute with its source. Both are engine/text's,
+// named here for the front ends.
 type (
 	Choices = text.Choices
 	Item    = text.Item
@@ -45,7 +45,8 @@ type UnderstandRequest struct {
 	// chips): they replace the attributes the prompt names, and the ones
 	// left unset are filled from what the words imply, for Seed.
 	Attrs *token.Attributes
-	// Choices replace the mood, ensemble or dynamics the words imply.
+	// Choices replace the mood, ensemble, dynamics or density the words
+	// imply.
 	Choices text.Choices
 }
 
@@ -73,6 +74,10 @@ type Understanding struct {
 	// the model's velocities.
 	Dynamics string  `json:"dynamics,omitempty"`
 	Velocity float64 `json:"velocity,omitempty"`
+	// Density is the texture asked ("sparse", "moderate", "dense"; ""
+	// none: the model's own), by the words or the user's choice; the
+	// request's DENSITY bin is its notes per beat (Items' "density").
+	Density string `json:"density,omitempty"`
 	// Register is "low" or "high" ("" none): the pitched parts, basses
 	// aside, are pulled into RegisterRange while sampling
 	// (decoding.RegisterBias).
@@ -133,6 +138,9 @@ func Understand(req UnderstandRequest, v *token.Vocab) Understanding {
 			p.Mode = ""
 		}
 	}
+	if req.Choices.Density != "" {
+		p.Density = "" // the user's texture over the words' "sparse" or "dense"
+	}
 	r := p.Resolve(req.Seed, req.Choices)
 	a := r.Attrs
 	if a.Density < 0 {
@@ -148,7 +156,7 @@ func Understand(req UnderstandRequest, v *token.Vocab) Understanding {
 	bars := req.Bars
 	a = finishRequest(a, bars)
 	u := Understanding{Prompt: req.Prompt, Seed: req.Seed, Attrs: a, Items: r.Items, Unused: r.Unused, Mood: r.Mood,
-		Valence: r.Valence, Arousal: r.Arousal, Ensemble: r.Ensemble, Scenes: r.Scenes, Dynamics: r.Dynamics, Velocity: r.Velocity,
+		Valence: r.Valence, Arousal: r.Arousal, Ensemble: r.Ensemble, Scenes: r.Scenes, Dynamics: r.Dynamics, Velocity: r.Velocity, Density: r.Density,
 		Problems: p.Problems, SampleSeed: req.Seed ^ r.SeedMix, Register: r.Register, RegisterRange: r.RegisterRange,
 		Named: named, Genres: append(append([]string(nil), p.Genres...), tuneForms(req.Prompt)...)}
 	// The instruments as forced (mapped onto trained programs).
@@ -223,8 +231,9 @@ func quoteWords(ws []string) []string {
 	return out
 }
 
-// Moods, Ensembles and DynamicsLevels are the choices a front end offers
-// for what the words imply (text.Choices).
+// Moods, Ensembles, DynamicsLevels and DensityLevels are the choices a
+// front end offers for what the words imply (text.Choices).
 func Moods() []string          { return text.Moods() }
 func Ensembles() []string      { return text.Ensembles() }
 func DynamicsLevels() []string { return text.DynamicsLevels() }
+func DensityLevels() []string  { return text.DensityLevels() }

@@ -23,9 +23,9 @@ func TestUnderstand(t *testing.T) {
 	if u.Attrs.TempoBPM < 55 || u.Attrs.TempoBPM > 80 || u.Attrs.KeyMinor || u.Attrs.KeyTonic < 0 || u.Dynamics != "p" {
 		t.Errorf("calm: %+v, dynamics %q", u.Attrs, u.Dynamics)
 	}
-	// Calm: 2–3.5 notes a beat → the bins of 2–3.5.
-	if u.Attrs.Density < v.DensityBin(2) || u.Attrs.Density > v.DensityBin(3.5) {
-		t.Errorf("density bin %d, want %d–%d", u.Attrs.Density, v.DensityBin(2), v.DensityBin(3.5))
+	// Calm: 1.5–2.25 notes a beat → the bins of 1.5–2.25.
+	if u.Attrs.Density < v.DensityBin(1.5) || u.Attrs.Density > v.DensityBin(2.25) {
+		t.Errorf("density bin %d, want %d–%d", u.Attrs.Density, v.DensityBin(1.5), v.DensityBin(2.25))
 	}
 	if u.Attrs.Bars != DefaultBars || u.Velocity < 46 || u.Velocity > 58 {
 		t.Errorf("bars %d velocity %v", u.Attrs.Bars, u.Velocity)
@@ -225,5 +225,35 @@ func TestPromptParsedOncePerGenerate(t *testing.T) {
 	}
 	if progress != promptMaxTokens(4)*DefaultCandidates {
 		t.Errorf("progress total %d, want %d (4 bars' token budget × %d candidates)", progress, promptMaxTokens(4)*DefaultCandidates, DefaultCandidates)
+	}
+}
+
+// TestUnderstandTexture checks the texture the words imply reaches the
+// request (issue 33): calm words ask for a sparse DENSITY bin, excited
+// ones a dense one, the user's choice replaces the words' (their own
+// "sparse" too) and "none" leaves the density to the model.
+func TestUnderstandTexture(t *testing.T) {
+	v := token.DefaultVocab()
+	bin := func(prompt string, ch Choices) (string, int) {
+		u := Understand(UnderstandRequest{Prompt: prompt, Seed: 1, Choices: ch}, v)
+		return u.Density, u.Attrs.Density
+	}
+	lo, hi, _ := text.DensityRange("sparse", false)
+	if d, b := bin("a melancholy rainy evening, solo cello and piano", Choices{}); d != "sparse" || b < v.DensityBin(lo) || b > v.DensityBin(hi) {
+		t.Errorf("melancholy: %q bin %d, want sparse in bins %d–%d", d, b, v.DensityBin(lo), v.DensityBin(hi))
+	}
+	lo, hi, _ = text.DensityRange("dense", true)
+	if d, b := bin("an epic battle", Choices{}); d != "dense" || b < v.DensityBin(lo) || b > v.DensityBin(hi) {
+		t.Errorf("epic battle: %q bin %d, want dense in bins %d–%d", d, b, v.DensityBin(lo), v.DensityBin(hi))
+	}
+	lo, hi, _ = text.DensityRange("moderate", true)
+	if d, b := bin("an epic battle", Choices{Density: "moderate"}); d != "moderate" || b < v.DensityBin(lo) || b > v.DensityBin(hi) {
+		t.Errorf("epic battle, moderate chosen: %q bin %d, want moderate in bins %d–%d", d, b, v.DensityBin(lo), v.DensityBin(hi))
+	}
+	if d, b := bin("a sparse battle", Choices{Density: "none"}); d != "" || b >= 0 {
+		t.Errorf("a sparse battle, none chosen: %q bin %d, want the model's own", d, b)
+	}
+	if d, b := bin("a piano piece", Choices{}); d != "" || b >= 0 {
+		t.Errorf("a piano piece: %q bin %d, want the model's own", d, b)
 	}
 }

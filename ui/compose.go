@@ -73,6 +73,7 @@ type composeScreen struct {
 	drums                    *widget.Select
 	genre, form              *widget.Select
 	mood, ensemble, dynamics *widget.Select // what the words imply (app.Choices)
+	density                  *widget.Select // the texture the words imply (app.Choices)
 	understood               *widget.RichText
 	// understanding is the prompt as last read (app.Understand) and
 	// resolved the text each chip was given then: a chip still showing it
@@ -170,7 +171,8 @@ func newComposeScreen(e *env) *composeScreen {
 	c.mood = widget.NewSelect(append([]string{anyChoice}, app.Moods()...), func(string) { c.choiceChanged() })
 	c.ensemble = widget.NewSelect(append([]string{anyChoice}, app.Ensembles()...), func(string) { c.choiceChanged() })
 	c.dynamics = widget.NewSelect(append([]string{anyChoice}, app.DynamicsLevels()...), func(string) { c.choiceChanged() })
-	for _, s := range []*widget.Select{c.mood, c.ensemble, c.dynamics} {
+	c.density = widget.NewSelect(append([]string{anyChoice}, app.DensityLevels()...), func(string) { c.choiceChanged() })
+	for _, s := range []*widget.Select{c.mood, c.ensemble, c.dynamics, c.density} {
 		s.PlaceHolder = anyChoice // before any prompt: "any", as the other fields say
 	}
 	c.understood = widget.NewRichText()
@@ -241,7 +243,7 @@ func newComposeScreen(e *env) *composeScreen {
 		chip("Tempo", c.tempo), chip("Key", c.key), chip("Meter", c.meter), chip("Genre", c.genre),
 		chip("Instruments", container.NewBorder(nil, nil, nil, c.instrPick, c.instruments)), chip("Drums", c.drums),
 		chip("Bars", c.bars), chip("Form", c.form),
-		chip("Mood", c.mood), chip("Ensemble", c.ensemble), chip("Dynamics", c.dynamics))
+		chip("Mood", c.mood), chip("Ensemble", c.ensemble), chip("Dynamics", c.dynamics), chip("Density", c.density))
 	settings := container.NewGridWithColumns(5,
 		chip("Length", c.length), chip("Temperature", c.temperature), chip("Top-p", c.topP),
 		chip("Seed", container.NewBorder(nil, nil, nil, dice, c.seed)), chip("Model", c.model))
@@ -380,7 +382,8 @@ func (c *composeScreen) setChipsWhere(a token.Attributes, ok func(chip, text str
 	entry("bars", c.bars, b)
 }
 
-// setChoiceChips shows the mood, ensemble and dynamics the words imply.
+// setChoiceChips shows the mood, ensemble, dynamics and density the words
+// imply.
 func (c *composeScreen) setChoiceChips(u app.Understanding) {
 	c.setChoiceChipsWhere(u, func(string, string) bool { return true })
 }
@@ -396,7 +399,8 @@ func (c *composeScreen) setChoiceChipsWhere(u app.Understanding, ok func(chip, t
 		name string
 		s    *widget.Select
 		v    string
-	}{{"mood", c.mood, mood}, {"ensemble", c.ensemble, orAny(u.Ensemble)}, {"dynamics", c.dynamics, orAny(u.Dynamics)}} {
+	}{{"mood", c.mood, mood}, {"ensemble", c.ensemble, orAny(u.Ensemble)}, {"dynamics", c.dynamics, orAny(u.Dynamics)},
+		{"density", c.density, orAny(u.Density)}} {
 		if ok(x.name, x.s.Selected) {
 			x.s.SetSelected(x.v)
 			c.resolved[x.name] = x.v
@@ -411,7 +415,8 @@ func orAny(s string) string {
 	return s
 }
 
-// choices are the mood, ensemble and dynamics chips the user changed.
+// choices are the mood, ensemble, dynamics and density chips the user
+// changed.
 func (c *composeScreen) choices() app.Choices {
 	var ch app.Choices
 	pick := func(name string, s *widget.Select) string {
@@ -426,6 +431,7 @@ func (c *composeScreen) choices() app.Choices {
 	ch.Mood = pick("mood", c.mood)
 	ch.Ensemble = pick("ensemble", c.ensemble)
 	ch.Dynamics = pick("dynamics", c.dynamics)
+	ch.Density = pick("density", c.density)
 	return ch
 }
 

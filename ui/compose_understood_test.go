@@ -41,11 +41,14 @@ func TestComposeUnderstood(t *testing.T) {
 	if err != nil || tempo < 55 || tempo > 80 {
 		t.Errorf("tempo chip %q, want the lullaby's 55–80", c.tempo.Text)
 	}
-	if c.drums.Selected != "no" || c.dynamics.Selected != "p" || c.mood.Selected == anyChoice || c.ensemble.Selected == anyChoice {
-		t.Errorf("drums %q dynamics %q mood %q ensemble %q", c.drums.Selected, c.dynamics.Selected, c.mood.Selected, c.ensemble.Selected)
+	if c.drums.Selected != "no" || c.dynamics.Selected != "p" || c.mood.Selected == anyChoice || c.ensemble.Selected == anyChoice ||
+		c.density.Selected != "sparse" {
+		t.Errorf("drums %q dynamics %q mood %q ensemble %q density %q", c.drums.Selected, c.dynamics.Selected, c.mood.Selected,
+			c.ensemble.Selected, c.density.Selected)
 	}
 	line := richText(c.understood)
-	for _, want := range []string{"from 'bedtime song'", "tempo 6", "dynamics p, velocity", "drums no from 'bedtime song'"} {
+	for _, want := range []string{"from 'bedtime song'", "tempo 6", "dynamics p, velocity", "drums no from 'bedtime song'",
+		"density sparse, 1.5–2.25 notes a beat from"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("understood line %q lacks %q", line, want)
 		}
@@ -62,8 +65,8 @@ func TestComposeUnderstood(t *testing.T) {
 	// A mood chosen over the words' moves the implied chips (a lullaby
 	// stays a lullaby's tempo, but minor), and goes with the request.
 	c.mood.SetSelected("angry")
-	if !strings.HasSuffix(c.key.Selected, "minor") {
-		t.Errorf("key chip %q after choosing angry", c.key.Selected)
+	if !strings.HasSuffix(c.key.Selected, "minor") || c.density.Selected != "dense" {
+		t.Errorf("key chip %q density chip %q after choosing angry", c.key.Selected, c.density.Selected)
 	}
 	req, err := c.request(false)
 	if err != nil {
@@ -75,12 +78,16 @@ func TestComposeUnderstood(t *testing.T) {
 	// A chip the user set stays when the words' implications change.
 	c.tempo.SetText("100")
 	c.dynamics.SetSelected("ff")
+	c.density.SetSelected("moderate")
 	if c.tempo.Text != "100" {
 		t.Errorf("the user's tempo became %q", c.tempo.Text)
 	}
 	req, _ = c.request(false)
-	if req.Attrs.TempoBPM != 100 || req.Choices.Dynamics != "ff" {
-		t.Errorf("request tempo %v dynamics %q", req.Attrs.TempoBPM, req.Choices.Dynamics)
+	if req.Attrs.TempoBPM != 100 || req.Choices.Dynamics != "ff" || req.Choices.Density != "moderate" {
+		t.Errorf("request tempo %v dynamics %q density %q", req.Attrs.TempoBPM, req.Choices.Dynamics, req.Choices.Density)
+	}
+	if it, ok := c.understanding.Item("density"); !ok || !strings.HasPrefix(it.Value, "moderate") {
+		t.Errorf("understood density %+v after choosing moderate", it)
 	}
 	c.bars.SetText("4")
 	test.Tap(c.generate)

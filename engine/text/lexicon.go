@@ -26,7 +26,7 @@ import (
 //	tempo BPM | WORD, …
 //	    tempo markings and words in the languages musicians use (Italian,
 //	    German, French, English); explicit, as "90 bpm" is.
-//	ens NAME[, ALIAS…] | [named] progs=A,B;C,D [drums=yes|no] [genre=WORD] [tempo=LO-HI]
+//	ens NAME[, ALIAS…] | [named] progs=A,B;C,D [drums=yes|no] [genre=WORD] [tempo=LO-HI] [density=sparse|dense]
 //	    an ensemble: its instrument sets (General MIDI programs; ';'
 //	    separates alternatives, drawn by the seed). The names of a "named"
 //	    ensemble are explicit instruments ("string quartet": its first set;
@@ -191,16 +191,16 @@ ens edm, edm drop, electronic dance music, rave | progs=81,38,90;81,38,89 drums=
 ens synth band | progs=81,38,89;80,38,90 drums=yes genre=electronic
 ens lofi band, lo fi, lofi, lo-fi, chillhop, chill hop, lofi hip hop, lo fi hip hop, jazzhop, jazz hop | progs=4,33;4,26,33;0,33 drums=yes genre=lofi tempo=70-90
 ens synthwave band, synthwave, retrowave, outrun, vaporwave, darksynth | progs=81,38,89;81,38,90 drums=yes genre=synthwave tempo=84-118
-ens ambient textures, ambient pads, drone | progs=89;89,88;92,95 drums=no genre=ambient
+ens ambient textures, ambient pads, drone | progs=89;89,88;92,95 drums=no genre=ambient density=sparse
 ens duo | progs=0,40;25,73 drums=no
 ens opera set | progs=53,48;52,48,0;53,0 drums=no genre=classical
 ens broadway set | progs=0,56,33;0,61,32;0,48,33 drums=yes
 ens cabaret set | progs=0,59,32;0,65,32 drums=yes genre=jazz
 ens bollywood set | progs=104,48,73;110,48,0;104,75,33 drums=yes
-ens lullaby set | progs=10;0;46,48;8,0 drums=no
-ens meditation set | progs=89;77,46;107,89;88 drums=no
+ens lullaby set | progs=10;0;46,48;8,0 drums=no density=sparse
+ens meditation set | progs=89;77,46;107,89;88 drums=no density=sparse
 ens fanfare brass | progs=56,57,60;56,61,47 drums=no
-ens epic orchestra | progs=48,61,47;48,60,57,47 drums=yes
+ens epic orchestra | progs=48,61,47;48,60,57,47 drums=yes density=dense
 ens horror strings | progs=44,0;48,19;44,42 drums=no
 ens cafe jazz | progs=0,32;24,32,73;26,32 drums=yes genre=jazz
 ens noir jazz | progs=59,0,32;66,0,32 drums=yes genre=jazz
@@ -260,7 +260,7 @@ ens jazz set | progs=0,32;0,32,65;26,32,0 drums=yes genre=jazz
 ens swing set | progs=56,65,32,0;61,65,32 drums=yes genre=swing
 ens classical set | progs=0;48;40,0;42,0 drums=no genre=classical
 ens chamber set | progs=40,41,42;0,40,42 drums=no genre=chamber music
-ens ambient set | progs=89;89,88;92,0;89,95 drums=no genre=ambient
+ens ambient set | progs=89;89,88;92,0;89,95 drums=no genre=ambient density=sparse
 ens new age set | progs=88,46;88,0;89,73 drums=no genre=new age
 ens electronic set | progs=81,38,89;80,38,90;4,38,89 drums=yes genre=electronic
 ens game set | progs=80,38;80,81,38;48,60,47 drums=yes genre=game
@@ -320,7 +320,7 @@ scene baroque, baroque music, bach style | tempo=80-120 drums=no ens=baroque ens
 scene chamber music | drums=no ens=chamber set
 scene orchestral, symphonic, philharmonic sound, orchestrated | drums=no ens=orchestra
 scene film score, movie score, soundtrack, cinematic, film music, movie soundtrack | ens=orchestra mood=dramatic
-scene nocturne | tempo=56-76 drums=no mood=dreamy
+scene nocturne | tempo=56-76 drums=no mood=dreamy density=sparse
 scene etude, study piece | drums=no
 scene sonata, sonatina, concerto, symphony movement | drums=no
 scene fugue, prelude, invention, toccata | drums=no
@@ -499,6 +499,7 @@ type ensembleDef struct {
 	drums   int // +1 yes, −1 no, 0 unset
 	genre   string
 	tempo   [2]float64
+	density string // sparse or dense: a texture the ensemble is ("drone"), "" none
 }
 
 type sceneDef struct {
@@ -677,6 +678,11 @@ func parseLexicon(src string) (*lexicon, error) {
 						return nil, fmt.Errorf("lexicon line %d: %w", line, err)
 					}
 					e.tempo = t
+				case "density":
+					if v != "sparse" && v != "dense" {
+						return nil, fmt.Errorf("lexicon line %d: ensemble %q: density %q", line, name, v)
+					}
+					e.density = v
 				default:
 					return nil, fmt.Errorf("lexicon line %d: ensemble %q: %q", line, name, k)
 				}

@@ -491,6 +491,7 @@ type Choices struct {
 	Mood     string `json:"mood,omitempty"`
 	Ensemble string `json:"ensemble,omitempty"`
 	Dynamics string `json:"dynamics,omitempty"`
+	Density  string `json:"density,omitempty"` // DensityLevels
 }
 
 // Item is one understood attribute of a request, explicit or implied, as
@@ -529,8 +530,12 @@ func (it Item) String() string {
 // sampling (dynamics).
 type Resolution struct {
 	Attrs token.Attributes `json:"attrs"`
-	// NotesPerBeat is the density asked (notes per quarter note, drums
-	// included), 0 when none; the caller maps it to its vocabulary's bins.
+	// Density is the texture asked ("sparse", "moderate", "dense"; ""
+	// none) and NotesPerBeat the density drawn in its range (notes per
+	// quarter note, drums included), 0 when none or when the words say
+	// "sparse" or "dense" themselves (the caller maps those to its
+	// vocabulary's extremes and NotesPerBeat to its bins).
+	Density      string  `json:"density,omitempty"`
 	NotesPerBeat float64 `json:"notes_per_beat,omitempty"`
 	// Dynamics is the level ("pp" … "ff", "" none) and Velocity the
 	// target mean velocity drawn in its range (0 none).
@@ -625,6 +630,7 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		def    *moodDef
 		weight float64
 		from   string
+		style  bool // a style's mood ("rock": energetic), which sets no texture
 	}
 	var moods []moodHit
 	var scenes, styles []*sceneDef
@@ -640,7 +646,7 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		}
 		switch w.Kind {
 		case "mood":
-			moods = append(moods, moodHit{lex.moods[w.Name], 1, w.quoted()})
+			moods = append(moods, moodHit{lex.moods[w.Name], 1, w.quoted(), false})
 		case "scene":
 			sc := lex.scenes[w.Name]
 			if sceneFrom[sc] != "" {
@@ -685,7 +691,7 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 			weight = 0.45
 		}
 		for _, m := range sc.moods {
-			moods = append(moods, moodHit{lex.moods[m], weight, sceneFrom[sc]})
+			moods = append(moods, moodHit{lex.moods[m], weight, sceneFrom[sc], isStyle(sc.name)})
 		}
 	}
 	switch {
@@ -693,7 +699,7 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		moods = nil
 	case ch.Mood != "":
 		if m := lex.moods[normalizePrompt(ch.Mood)]; m != nil {
-			moods = []moodHit{{m, 1, "your choice"}}
+			moods = []moodHit{{m, 1, "your choice", false}}
 		}
 	}
 
@@ -1044,7 +1050,12 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		}
 	}
 
-	// Density: explicit words, a scene's, or strong arousal.
+	// Density (issue 33: the words set the texture as they set the tempo):
+	// explicit words; else a scene's own ("minimalism"); else the arousal
+	// of the moods said; else the ensemble's texture ("drone", "epic
+	// orchestra"); else the arousal of the scenes' moods ("a rainy
+	// evening", "a battle"). A style's mood sets none: a rock song is not
+	// dense by name, nor a jig.
 	dens, densFrom := p.Density, []string(nil)
 	if dens == "" {
 		for _, sc := range ordered {
@@ -1053,23 +1064,56 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 				break
 			}
 		}
-		// Strong arousal of the mood words themselves (a scene's or a
-		// style's mood sets no density: a rock song is not dense by name).
-		if dens == "" && saidMood {
-			switch {
-			case r.Arousal <= -0.5:
-				dens, densFrom = "sparse", moodFrom
-			case r.Arousal >= 0.7:
-				dens, densFrom = "dense", moodFrom
+		// The texture the moods kept by keep imply by their weighted
+		// arousal ("" for a middling one).
+		texture := func(keep func(moodHit) bool) (string, []string) {
+			var sa, sw float64
+			var from []string
+			for _, m := range moods {
+				if keep(m) {
+					sa, sw = sa+m.weight*m.def.a, sw+m.weight
+					if indexOf(from, m.from) < 0 {
+						from = append(from, m.from)
+					}
+				}
 			}
+			switch {
+			case sw > 0 && sa/sw <= calmArousal:
+				return "sparse", from
+			case sw > 0 && sa/sw >= excitedArousal:
+				return "dense", from
+			}
+			return "", nil
 		}
-		if dens != "" {
-			lo, hi := densityRange(dens, drumsOn)
-			r.NotesPerBeat = round2(lo + draw(seed, "density")*(hi-lo))
-			r.Items = append(r.Items, Item{Attr: "density", Value: fmt.Sprintf("%s, %.1f notes a beat", dens, r.NotesPerBeat),
-				Range: fmt.Sprintf("%g–%g", lo, hi), From: dedupe(densFrom), Implied: true})
+		if dens == "" {
+			dens, densFrom = texture(func(m moodHit) bool { return m.weight == 1 })
 		}
-	} else {
+		if dens == "" && ens != nil && ens.density != "" {
+			dens, densFrom = ens.density, []string{ensFrom}
+		}
+		if dens == "" {
+			dens, densFrom = texture(func(m moodHit) bool { return !m.style })
+		}
+	}
+	densImplied := p.Density == ""
+	switch {
+	case ch.Density == "none":
+		dens = ""
+	case ch.Density != "":
+		if _, _, ok := DensityRange(ch.Density, drumsOn); ok {
+			dens, densFrom, densImplied = ch.Density, []string{"your choice"}, true
+		}
+	}
+	switch {
+	case dens == "":
+	case densImplied:
+		lo, hi, _ := DensityRange(dens, drumsOn)
+		r.Density = dens
+		r.NotesPerBeat = round2(lo + draw(seed, "density")*(hi-lo))
+		r.Items = append(r.Items, Item{Attr: "density", Value: fmt.Sprintf("%s, %.1f notes a beat", dens, r.NotesPerBeat),
+			Range: fmt.Sprintf("%g–%g", lo, hi), From: dedupe(densFrom), Implied: densFrom[0] != "your choice"})
+	default:
+		r.Density = dens
 		r.Items = append(r.Items, Item{Attr: "density", Value: dens, Explicit: true})
 	}
 
@@ -1188,23 +1232,55 @@ func itemOrder(attr string) int {
 	return len(itemAttrs)
 }
 
-// densityRange is the notes per beat (drums included) a calm ("sparse")
-// or an excited ("dense") mood implies: a step from the corpora's medians
-// (Nottingham 2.6, POP909 5.3, the drum corpora 9.9), not the extremes the
-// words "sparse" and "dense" ask for. With drums a calm piece keeps its
-// beat: on the suite of 2026-11-27 a lo-fi piece asked for 3–5 notes a
-// beat with drums had drums in 3 of 16 bars.
-func densityRange(d string, drums bool) (float64, float64) {
-	switch {
-	case d == "sparse" && drums:
-		return 5, 7
-	case d == "sparse":
-		return 2, 3.5
-	case d == "dense" && drums:
-		return 10, 14
-	}
-	return 6, 9
+// densityLevels are the textures words imply or a user chooses, with the
+// notes per beat (drums included) each asks without and with drums. Calm
+// words ask for fewer notes than Nottingham's tunes have (2.6 a beat,
+// melody and chords), excited ones for more than POP909's piano (5.3); a
+// piece with drums keeps its beat (the drum corpora's median is 9.9; on
+// the suite of 2026-11-27 a lo-fi piece asked for 3–5 notes a beat with
+// drums had drums in 3 of 16 bars). The words "sparse" and "dense"
+// themselves ask for the extremes (app's densityWords).
+var densityLevels = []struct {
+	name             string
+	lo, hi, dlo, dhi float64
+}{
+	{"sparse", 1.5, 2.25, 5, 7},
+	{"moderate", 3, 5, 7, 10},
+	{"dense", 6, 9, 10, 14},
 }
+
+// DensityLevels are the textures a front end offers, sparsest first.
+func DensityLevels() []string {
+	out := make([]string, len(densityLevels))
+	for i, d := range densityLevels {
+		out[i] = d.name
+	}
+	return out
+}
+
+// DensityRange is the notes per beat (drums included) a texture level
+// asks, with or without drums; ok is false for an unknown level.
+func DensityRange(level string, drums bool) (lo, hi float64, ok bool) {
+	for _, d := range densityLevels {
+		if d.name == level {
+			if drums {
+				return d.dlo, d.dhi, true
+			}
+			return d.lo, d.hi, true
+		}
+	}
+	return 0, 0, false
+}
+
+// Arousal thresholds of the texture: moods at or below calmArousal ask
+// for a sparse texture ("sad", "melancholy", "wistful" −0.4; "lonely"
+// −0.5; "calm" −0.7), at or above excitedArousal a dense one ("festive"
+// 0.75, "epic" 0.85, "energetic" 0.9; "upbeat" 0.6 and "tense" 0.6 are
+// not dense by name).
+const (
+	calmArousal    = -0.35
+	excitedArousal = 0.7
+)
 
 // isStyle reports whether a scene is a style: a genre word, but not one
 // that names a use ("lullaby", "hymn", "march" are where music is used,

@@ -509,3 +509,70 @@ func TestStyleMetersAreStyles(t *testing.T) {
 		}
 	}
 }
+
+// TestTextureWords checks that moods, scenes and ensembles set the
+// texture (issue 33) as they set the tempo: calm words a sparse one,
+// excited words a dense one, each shown with its words; a style's mood
+// sets none; the user's choice replaces the words' and "none" drops it.
+func TestTextureWords(t *testing.T) {
+	for _, c := range []struct {
+		prompt, level, from string
+	}{
+		{"a melancholy rainy evening, solo cello and piano", "sparse", "'melancholy'"},
+		{"a lullaby", "sparse", "'lullaby'"},
+		{"meditation music", "sparse", "'meditation'"},
+		{"rain on the window", "sparse", "'rain'"},
+		{"a nocturne for piano", "sparse", "'nocturne'"},
+		{"a drone", "sparse", "'drone'"}, // the ensemble's texture
+		{"an epic battle", "dense", "'epic'"},
+		{"a battle", "dense", "'battle'"},
+		{"a dance party", "dense", "'dance party'"},
+		{"an energetic workout track", "dense", "'energetic'"},
+		{"a rock song", "", ""}, // a style's mood sets no texture
+		{"a jig", "", ""},
+		{"a piano piece", "", ""},
+		{"a sparse battle", "sparse", ""}, // the words themselves
+	} {
+		r := ParsePrompt(c.prompt).Resolve(1, Choices{})
+		it, ok := Item{}, false
+		for _, x := range r.Items {
+			if x.Attr == "density" {
+				it, ok = x, true
+			}
+		}
+		if r.Density != c.level || ok != (c.level != "") {
+			t.Errorf("%q: density %q (item %v), want %q", c.prompt, r.Density, ok, c.level)
+			continue
+		}
+		if c.from == "" {
+			continue
+		}
+		if !slices.Contains(it.From, c.from) || !it.Implied {
+			t.Errorf("%q: from %v implied %v, want %s among the words", c.prompt, it.From, it.Implied, c.from)
+		}
+		lo, hi, _ := DensityRange(c.level, r.Attrs.Drums != nil && *r.Attrs.Drums)
+		if r.NotesPerBeat < lo || r.NotesPerBeat > hi {
+			t.Errorf("%q: %v notes a beat, outside %v–%v", c.prompt, r.NotesPerBeat, lo, hi)
+		}
+	}
+	// The user's choice.
+	p := ParsePrompt("an epic battle")
+	if r := p.Resolve(1, Choices{Density: "moderate"}); r.Density != "moderate" || r.NotesPerBeat < 7 || r.NotesPerBeat > 10 {
+		t.Errorf("chosen moderate: %q %v notes a beat, want moderate 7–10 (drums)", r.Density, r.NotesPerBeat)
+	}
+	if r := p.Resolve(1, Choices{Density: "none"}); r.Density != "" || r.NotesPerBeat != 0 {
+		t.Errorf("chosen none: %q %v notes a beat, want none", r.Density, r.NotesPerBeat)
+	}
+	// Calm words ask for fewer notes than excited ones, with or without
+	// drums, and the levels do not overlap.
+	for _, drums := range []bool{false, true} {
+		prev := 0.0
+		for _, l := range DensityLevels() {
+			lo, hi, ok := DensityRange(l, drums)
+			if !ok || lo < prev || hi <= lo {
+				t.Errorf("level %s (drums %v): %v–%v after %v", l, drums, lo, hi, prev)
+			}
+			prev = hi
+		}
+	}
+}
