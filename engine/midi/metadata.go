@@ -60,7 +60,7 @@ type Metadata struct {
 // PrepareVersion names the rules of Prepare (meter inference and
 // re-barring); caches of prepared scores' tokens key on it, so a change of
 // the rules that changes bar lines must change it.
-const PrepareVersion = "meter2" // meter2: a declared meter stays after a dropped pickup (keepDeclared)
+const PrepareVersion = "meter3" // meter2: a declared meter stays after a dropped pickup (keepDeclared); meter3: pieces without chords need a clear loss (contradictLoss)
 
 // Prepare is what every path from a MIDI file to tokens does: it infers the
 // meter of s (InferMeter), re-bars s in place when the declared meter gives

@@ -591,7 +591,7 @@ func TestMeterTrustMargins(t *testing.T) {
 				sh, starts, _ := place(gr, buf, shapes(), &weights, s.TicksPerBeat)
 				bars, _ := barsOf(gr, sh, starts)
 				g := MeterGuess{Num: sh.num, Den: sh.den, Bars: bars}
-				z, dr, agree := contradiction(s, gr, buf, g)
+				z, _, dr, agree := contradiction(s, gr, buf, g)
 				if agree {
 					continue
 				}
