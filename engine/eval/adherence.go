@@ -82,8 +82,18 @@ type Adherence struct {
 	// Meter: the initial time signature equals the requested one exactly.
 	Meter *bool `json:"meter,omitempty"`
 	// Instruments compares GM families when programs were requested; the
-	// requested set includes drums when Drums is requested true.
-	Instruments *InstrumentScore `json:"instruments,omitempty"`
+	// requested set includes drums when Drums is requested true. A family
+	// is present when it plays a part: one of its programs plays in
+	// PartBarFloor of the bars (or the share the request asks of it), drums
+	// in PartBarFloor of the bars (issue 33). InstrumentsAny is the same
+	// comparison with a family present as soon as it plays one note (the
+	// definition before issue 33, kept beside it).
+	Instruments    *InstrumentScore `json:"instruments,omitempty"`
+	InstrumentsAny *InstrumentScore `json:"instruments_any,omitempty"`
+	// Parts: when pitched programs were requested, how each plays (its
+	// share of bars, notes a bar, share of the top line) and how many have
+	// a real part (parts.go); met when all do.
+	Parts *PartScore `json:"parts,omitempty"`
 	// Drums: when drums were requested, drums play in at least
 	// DrumBarFloor of the piece's bars (Metrics.DrumBarShare; one forced hit
 	// no longer passes); when they were requested off, the piece has none.
@@ -97,15 +107,23 @@ type Adherence struct {
 	// ASA is the share of requested attributes met (Met / Checked), NaN
 	// when none was requested. The attributes are tempo (TB), key (CK),
 	// meter, instruments (met when every requested family is present:
-	// recall 1), drums and length; density and style are not checked.
+	// recall 1), parts (every requested pitched program plays a real
+	// part), drums and length; density and style are not checked.
 	Checked int `json:"checked"`
 	Met     int `json:"met"`
 	ASA     Num `json:"asa"`
 }
 
 // Adhere scores a piece's metrics against the requested attributes (only
-// the attributes that are set count; see token.Unspecified).
+// the attributes that are set count; see token.Unspecified), every
+// requested part asked PartBarFloor of the bars.
 func Adhere(req token.Attributes, m *Metrics) Adherence {
+	return AdhereWith(req, m, AdhereOptions{})
+}
+
+// AdhereWith is Adhere with what the request implies beyond its
+// attributes (the share of bars asked of a part).
+func AdhereWith(req token.Attributes, m *Metrics, o AdhereOptions) Adherence {
 	var a Adherence
 	count := func(ok bool) *bool {
 		a.Checked++
@@ -138,7 +156,7 @@ func Adhere(req token.Attributes, m *Metrics) Adherence {
 		a.Meter = count(m.MeterNum == req.MeterNum && m.MeterDen == req.MeterDen)
 	}
 	if len(req.Programs) > 0 {
-		var want, got uint32
+		var want, any, real uint32
 		for _, p := range req.Programs {
 			if p >= 0 && p < 128 {
 				want |= 1 << (p / 8)
@@ -149,27 +167,41 @@ func Adhere(req token.Attributes, m *Metrics) Adherence {
 		}
 		for _, p := range m.Programs {
 			if p >= 0 && p < 128 {
-				got |= 1 << (p / 8)
+				any |= 1 << (p / 8)
+			}
+		}
+		// A family plays a part at the least share the request asks of
+		// its programs (PartBarFloor when it names none of them).
+		need := [DrumFamily]float64{}
+		for f := range need {
+			need[f] = PartBarFloor
+		}
+		for p, s := range o.PartShare {
+			if p >= 0 && p < 128 && s >= 0 && want&(1<<(p/8)) != 0 {
+				need[p/8] = min(need[p/8], s)
+			}
+		}
+		if nb := float64(m.MeasuredBars); nb > 0 {
+			for _, pt := range m.Parts {
+				if f := pt.Program / 8; float64(pt.Bars)/nb >= need[f] {
+					real |= 1 << f
+				}
 			}
 		}
 		if m.HasDrums {
-			got |= 1 << DrumFamily
+			any |= 1 << DrumFamily
+			if m.DrumBarShare >= PartBarFloor {
+				real |= 1 << DrumFamily
+			}
 		}
-		sc := &InstrumentScore{Requested: families(want), Measured: families(got)}
-		both := float64(popcount(want & got))
-		if got != 0 {
-			sc.Precision = both / float64(popcount(got))
-		}
-		if want != 0 {
-			sc.Recall = both / float64(popcount(want))
-		}
-		if sc.Precision+sc.Recall > 0 {
-			sc.F1 = 2 * sc.Precision * sc.Recall / (sc.Precision + sc.Recall)
-		}
-		a.Instruments = sc
+		a.Instruments = scoreFamilies(want, real)
+		a.InstrumentsAny = scoreFamilies(want, any)
 		a.Checked++
-		if want != 0 && want&got == want {
+		if want != 0 && want&real == want {
 			a.Met++
+		}
+		if a.Parts = scoreParts(req.Programs, m, o); a.Parts != nil {
+			count(a.Parts.Real == a.Parts.Requested)
 		}
 	}
 	if req.Drums != nil {
@@ -193,6 +225,22 @@ func Adhere(req token.Attributes, m *Metrics) Adherence {
 		a.ASA = Num(float64(a.Met) / float64(a.Checked))
 	}
 	return a
+}
+
+// scoreFamilies compares requested and measured family sets.
+func scoreFamilies(want, got uint32) *InstrumentScore {
+	sc := &InstrumentScore{Requested: families(want), Measured: families(got)}
+	both := float64(popcount(want & got))
+	if got != 0 {
+		sc.Precision = both / float64(popcount(got))
+	}
+	if want != 0 {
+		sc.Recall = both / float64(popcount(want))
+	}
+	if sc.Precision+sc.Recall > 0 {
+		sc.F1 = 2 * sc.Precision * sc.Recall / (sc.Precision + sc.Recall)
+	}
+	return sc
 }
 
 // relativeKey returns the tonic of the relative key of the other mode: the
@@ -248,11 +296,24 @@ type AdherenceSummary struct {
 	DrumBarPieces int `json:"drum_bar_pieces"`
 	DrumBars      Num `json:"drum_bars"`
 	// Instrument precision, recall and F1 averaged over the pieces where
-	// programs were requested (InstrumentPieces).
+	// programs were requested (InstrumentPieces), a family present when it
+	// plays a part; F1Any with a family present at its first note (the
+	// definition before issue 33).
 	InstrumentPieces int `json:"instrument_pieces"`
 	Precision        Num `json:"precision"`
 	Recall           Num `json:"recall"`
 	F1               Num `json:"f1"`
+	F1Any            Num `json:"f1_any"`
+	// Parts: the share of pieces whose every requested pitched program
+	// plays a real part (PartsAll), and over all pieces the requested
+	// pitched programs (PartsRequested), those with a real part
+	// (PartsReal; PartShare = PartsReal / PartsRequested) and the cameos
+	// (below PartNoteFloor notes a bar).
+	PartsAll       Rate `json:"parts_all"`
+	PartsRequested int  `json:"parts_requested"`
+	PartsReal      int  `json:"parts_real"`
+	PartShare      Num  `json:"part_share"`
+	PartCameos     int  `json:"part_cameos"`
 	// ASA is the mean of the pieces' ASA (pieces with no request skipped).
 	ASA Num `json:"asa"`
 }
@@ -260,7 +321,7 @@ type AdherenceSummary struct {
 // SummarizeAdherence averages adherence over pieces.
 func SummarizeAdherence(as []Adherence) AdherenceSummary {
 	type acc struct{ n, k int }
-	var tb, tbt, ck, ckd, meter, drums, length acc
+	var tb, tbt, ck, ckd, meter, drums, length, parts acc
 	add := func(c *acc, b *bool) {
 		if b != nil {
 			c.n++
@@ -270,7 +331,7 @@ func SummarizeAdherence(as []Adherence) AdherenceSummary {
 		}
 	}
 	s := AdherenceSummary{Pieces: len(as)}
-	var p, r, f, asa, drumBars, scale float64
+	var p, r, f, fAny, asa, drumBars, scale float64
 	nasa, nscale := 0, 0
 	for i := range as {
 		a := &as[i]
@@ -294,6 +355,16 @@ func SummarizeAdherence(as []Adherence) AdherenceSummary {
 			p += a.Instruments.Precision
 			r += a.Instruments.Recall
 			f += a.Instruments.F1
+			if a.InstrumentsAny != nil {
+				fAny += a.InstrumentsAny.F1
+			}
+		}
+		if ps := a.Parts; ps != nil {
+			all := ps.Real == ps.Requested
+			add(&parts, &all)
+			s.PartsRequested += ps.Requested
+			s.PartsReal += ps.Real
+			s.PartCameos += ps.Cameos
 		}
 		if a.Checked > 0 {
 			asa += float64(a.ASA)
@@ -307,10 +378,13 @@ func SummarizeAdherence(as []Adherence) AdherenceSummary {
 		return Rate{N: c.n, Rate: Num(float64(c.k) / float64(c.n))}
 	}
 	s.TB, s.TBT, s.CK, s.CKD = rate(tb), rate(tbt), rate(ck), rate(ckd)
-	s.Meter, s.Drums, s.Length = rate(meter), rate(drums), rate(length)
+	s.Meter, s.Drums, s.Length, s.PartsAll = rate(meter), rate(drums), rate(length), rate(parts)
 	nan := Num(math.NaN())
-	s.Precision, s.Recall, s.F1, s.ASA, s.DrumBars = nan, nan, nan, nan, nan
-	s.Scale = nan
+	s.Precision, s.Recall, s.F1, s.F1Any, s.ASA, s.DrumBars = nan, nan, nan, nan, nan, nan
+	s.Scale, s.PartShare = nan, nan
+	if s.PartsRequested > 0 {
+		s.PartShare = Num(float64(s.PartsReal) / float64(s.PartsRequested))
+	}
 	if nscale > 0 {
 		s.Scale = Num(scale / float64(nscale))
 	}
@@ -318,7 +392,7 @@ func SummarizeAdherence(as []Adherence) AdherenceSummary {
 		s.DrumBars = Num(drumBars / float64(s.DrumBarPieces))
 	}
 	if n := float64(s.InstrumentPieces); n > 0 {
-		s.Precision, s.Recall, s.F1 = Num(p/n), Num(r/n), Num(f/n)
+		s.Precision, s.Recall, s.F1, s.F1Any = Num(p/n), Num(r/n), Num(f/n), Num(fAny/n)
 	}
 	if nasa > 0 {
 		s.ASA = Num(asa / float64(nasa))

@@ -39,13 +39,19 @@ func is(t *testing.T, name string, got *bool, want bool) {
 	}
 }
 
-// measured builds Metrics by hand; with drums, they play in every bar.
+// measured builds Metrics by hand; every program plays a part (4 notes in
+// every bar), and with drums they play in every bar.
 func measured(tempo float64, key midi.Key, num, den int, bars float64, progs []int, drums bool) *Metrics {
 	share := math.NaN()
 	if drums {
 		share = 1
 	}
-	return &Metrics{TempoBPM: tempo, Key: key, MeterNum: num, MeterDen: den, Bars: bars, Programs: progs, HasDrums: drums, DrumBarShare: share}
+	m := &Metrics{TempoBPM: tempo, Key: key, MeterNum: num, MeterDen: den, Bars: bars, Programs: progs, HasDrums: drums, DrumBarShare: share,
+		MeasuredBars: int(bars)}
+	for _, p := range progs {
+		m.Parts = append(m.Parts, Part{Program: p, Notes: 4 * int(bars), Bars: int(bars)})
+	}
+	return m
 }
 
 func TestAdhereTempo(t *testing.T) {
@@ -130,12 +136,17 @@ func TestAdhereInstrumentsAndASA(t *testing.T) {
 	if strings.Join(sc.Requested, ",") != "Piano,Strings,Drums" || strings.Join(sc.Measured, ",") != "Piano,Bass,Drums" {
 		t.Errorf("families %v / %v", sc.Requested, sc.Measured)
 	}
-	// Checked: tempo, key, meter, instruments, drums, length = 6; met:
-	// drums and length = 2.
-	if a.Checked != 6 || a.Met != 2 {
-		t.Errorf("checked/met %d/%d, want 6/2", a.Checked, a.Met)
+	// Parts: the piano is answered by the Bright Piano (its family, not
+	// requested otherwise), the violin by nothing: 1 of 2 real.
+	if ps := a.Parts; ps == nil || ps.Requested != 2 || ps.Real != 1 || ps.Each[0].Played != 1 || ps.Each[1].Played != -1 {
+		t.Errorf("parts %+v", a.Parts)
 	}
-	near(t, "asa", float64(a.ASA), 2.0/6)
+	// Checked: tempo, key, meter, instruments, parts, drums, length = 7;
+	// met: drums and length = 2.
+	if a.Checked != 7 || a.Met != 2 {
+		t.Errorf("checked/met %d/%d, want 7/2", a.Checked, a.Met)
+	}
+	near(t, "asa", float64(a.ASA), 2.0/7)
 
 	// 36 bars is 4 away: more than 3.2.
 	m.Bars = 36
@@ -148,8 +159,8 @@ func TestAdhereInstrumentsAndASA(t *testing.T) {
 	near(t, "precision", a2.Instruments.Precision, 0.5)
 	near(t, "recall", a2.Instruments.Recall, 1)
 	near(t, "f1", a2.Instruments.F1, 2.0/3)
-	if a2.Checked != 1 || a2.Met != 1 {
-		t.Errorf("checked/met %d/%d, want 1/1", a2.Checked, a2.Met)
+	if a2.Checked != 2 || a2.Met != 2 {
+		t.Errorf("checked/met %d/%d, want 2/2 (instruments, parts)", a2.Checked, a2.Met)
 	}
 
 	// Nothing requested: nothing checked, ASA undefined (null in JSON).
@@ -164,14 +175,19 @@ func TestAdhereInstrumentsAndASA(t *testing.T) {
 
 	// Summary over the three: TB 0/1, TBT 1/1, drums 1/1, instruments
 	// averaged over the two pieces that requested programs, ASA over those
-	// two with a request: (2/6 + 1)/2.
+	// two with a request: (2/7 + 1)/2.
 	s := SummarizeAdherence([]Adherence{a, a2, a3})
 	if s.Pieces != 3 || s.TB.N != 1 || s.TB.Rate != 0 || s.TBT.Rate != 1 || s.Drums.N != 1 || s.InstrumentPieces != 2 {
 		t.Errorf("summary %+v", s)
 	}
 	near(t, "mean precision", float64(s.Precision), (2.0/3+0.5)/2)
 	near(t, "mean recall", float64(s.Recall), (2.0/3+1)/2)
-	near(t, "mean asa", float64(s.ASA), (2.0/6+1)/2)
+	near(t, "mean asa", float64(s.ASA), (2.0/7+1)/2)
+	// Parts: 3 requested over the two pieces, 2 real; one piece has all.
+	if s.PartsRequested != 3 || s.PartsReal != 2 || s.PartsAll.N != 2 || s.PartsAll.Rate != 0.5 {
+		t.Errorf("parts summary %d/%d, all %+v", s.PartsReal, s.PartsRequested, s.PartsAll)
+	}
+	near(t, "part share", float64(s.PartShare), 2.0/3)
 	// Only the first piece asked for a key (D major measured for C major).
 	if s.CK.N != 1 || s.CK.Rate != 0 || s.Meter.N != 1 {
 		t.Errorf("CK %+v meter %+v, want 0 of 1", s.CK, s.Meter)
@@ -237,8 +253,10 @@ func TestAdhereMeasuredScore(t *testing.T) {
 	no := false
 	req := token.Attributes{TempoBPM: 118, KeyTonic: 0, MeterNum: 4, MeterDen: 4, Programs: []int{4}, Drums: &no, Bars: 2, Density: -1, Style: -1}
 	a := Adhere(req, &m)
-	if a.Checked != 6 || a.Met != 6 || a.ASA != 1 {
-		t.Errorf("checked/met %d/%d asa %v, want 6/6 1: %+v", a.Checked, a.Met, a.ASA, a)
+	// The piano (program 0) answers the electric piano (4), its family:
+	// 2 bars of 2, 4 notes a bar.
+	if a.Checked != 7 || a.Met != 7 || a.ASA != 1 {
+		t.Errorf("checked/met %d/%d asa %v, want 7/7 1: %+v", a.Checked, a.Met, a.ASA, a)
 	}
 	if a.Scale == nil || *a.Scale != 1 {
 		t.Errorf("scale share %v, want 1 (a C major scale)", a.Scale)

@@ -117,6 +117,11 @@ type Metrics struct {
 	// MeasuredBars is the number of bars the musicality metrics counted
 	// (0 without notes).
 	MeasuredBars int
+	// Parts are the pitched programs' parts, by program: notes, bars
+	// played, top-line onsets held (parts.go); TopOnsets counts the top
+	// line's onsets.
+	Parts     []Part
+	TopOnsets int
 	// PitchClasses counts the pitched notes of each pitch class (0 = C);
 	// ScaleShare reads it.
 	PitchClasses [12]int32
@@ -272,6 +277,9 @@ type Evaluator struct {
 	rsigs      []uint64
 	items      []barItem
 	set        []uint64
+	// Parts: the pitched notes on the grid and those still sounding
+	// (the top line, parts.go).
+	line, sounding []lineItem
 }
 
 var pool = sync.Pool{New: func() any { return new(Evaluator) }}

@@ -150,6 +150,7 @@ func (e *Evaluator) measureBars(m *Metrics, s *midi.Score, lastOn int64) {
 			e.items = append(e.items, barItem{bar: int32(b), key: uint64(slot)<<40 | uint64(max(off-slot, 0))<<16, pitch: int32(nt.Pitch)})
 		}
 	}
+	e.measureParts(m, s, nbars, barOf)
 	// Pass 2: each bar's pitch+rhythm content as a multiset hash of
 	// (grid step in the bar, length in steps up to the bar's end, pitch
 	// above the bar's lowest).
