@@ -66,9 +66,13 @@ type TwoSampleOptions struct {
 	// group, its files all candidates).
 	DataDir  string
 	RealDirs []string
-	PerGroup int    // real pieces per group (0: 40)
-	Bars     int    // bars compared (0: 16)
-	Seed     uint64 // the i-th piece is generated with seed Seed+i
+	// RealFiles, when given, replace both: one group named RealGroup of
+	// these files (a fine-tune's held-out pieces, app/train_report.go).
+	RealFiles []string
+	RealGroup string
+	PerGroup  int    // real pieces per group (0: 40)
+	Bars      int    // bars compared (0: 16)
+	Seed      uint64 // the i-th piece is generated with seed Seed+i
 	// SelectSeed orders the files (0: 1, the split seed of training).
 	SelectSeed uint64
 	// Exclude names files (as the report names them, corpus/file) that
@@ -216,6 +220,9 @@ type TwoSampleReport struct {
 	TokensPerSecond float64          `json:"tokens_per_second"`
 	Seconds         float64          `json:"seconds"`
 	Pieces          []TwoSamplePiece `json:"pieces"`
+	// Copies: the generated pieces' longest runs copied from training
+	// pieces (MeasureCopies, app/eval_copies.go), when measured.
+	Copies *CopyReport `json:"copies,omitempty"`
 }
 
 // The names the what-if rows key their accuracies by (eval.Learner.Name).
@@ -444,7 +451,14 @@ func realPieces(ctx context.Context, v *token.Vocab, o *TwoSampleOptions) ([]Two
 		rel   []string // as named in the report
 	}
 	var groups []group
-	if len(o.RealDirs) > 0 {
+	if len(o.RealFiles) > 0 {
+		g := group{name: o.RealGroup}
+		for _, f := range o.RealFiles {
+			g.files = append(g.files, f)
+			g.rel = append(g.rel, filepath.Join(o.RealGroup, filepath.Base(f)))
+		}
+		groups = append(groups, g)
+	} else if len(o.RealDirs) > 0 {
 		for _, d := range o.RealDirs {
 			files, err := corpus.List(d)
 			if err != nil {
@@ -565,6 +579,9 @@ func TwoSample(ctx context.Context, m *Model, o TwoSampleOptions, progress func(
 	}
 	if len(o.RealDirs) > 0 {
 		rep.Selection = fmt.Sprintf("%d a folder of %s, files ordered by a hash of (seed %d, folder/file)", o.PerGroup, strings.Join(o.RealDirs, ", "), o.SelectSeed)
+	}
+	if len(o.RealFiles) > 0 {
+		rep.Selection = fmt.Sprintf("%d of %d files (%s), ordered by a hash of (seed %d, name)", o.PerGroup, len(o.RealFiles), o.RealGroup, o.SelectSeed)
 	}
 	if len(o.Exclude) > 0 {
 		rep.Selection += fmt.Sprintf(", %d files excluded", len(o.Exclude))

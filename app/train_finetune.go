@@ -106,8 +106,7 @@ func openBase(be nn.Backend, from string) (*baseModel, error) {
 		if err != nil {
 			return nil, fmt.Errorf("train: --from default: %w", err)
 		}
-		sum := sha256.Sum256(assets.ModelWeights)
-		return &baseModel{m: m, v: v, name: DefaultModelName, hash: hex.EncodeToString(sum[:])}, nil
+		return &baseModel{m: m, v: v, name: DefaultModelName, hash: embeddedHash()}, nil
 	}
 	dir, err := filepath.Abs(from)
 	if err != nil {
@@ -151,6 +150,13 @@ func openBase(be nn.Backend, from string) (*baseModel, error) {
 		return nil, fmt.Errorf("train: --from %s: %w", from, err)
 	}
 	return &baseModel{m: m, v: v, name: dir, dir: dir, hash: hash}, nil
+}
+
+// embeddedHash is the hex SHA-256 of the embedded default model's
+// weights, as a lineage names it.
+func embeddedHash() string {
+	sum := sha256.Sum256(assets.ModelWeights)
+	return hex.EncodeToString(sum[:])
 }
 
 func fileSHA256(path string) (string, error) {

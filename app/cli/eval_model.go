@@ -17,7 +17,7 @@ import (
 func init() {
 	c := &Command{
 		Name:    "eval-model",
-		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--reference NAME=DIR]... [--match NAME] [--model-alone] [--rolls DIR] [--save FILE.json] [--json] [--pieces]\n       eval-model --two-sample [--model DIR] [--per-group N] [--real DIR]... [--select-seed S] [--folds K] [--repeats R] [--rolls DIR] [--save FILE.json] [--json] [--pieces]\n       eval-model --freetext [--part dev|held-out|all] [--seeds N] [--model DIR] [--levers L] [--save FILE.json] [--json]",
+		Usage:   "eval-model [--model DIR] [--suite FILE] [--bars N] [--seed S] [--limit N] [--corpus DIR] [--reference NAME=DIR]... [--match NAME] [--model-alone] [--rolls DIR] [--save FILE.json] [--json] [--pieces]\n       eval-model --two-sample [--model DIR] [--per-group N] [--real DIR]... [--copies DIR]... [--select-seed S] [--folds K] [--repeats R] [--rolls DIR] [--save FILE.json] [--json] [--pieces]\n       eval-model --freetext [--part dev|held-out|all] [--seeds N] [--model DIR] [--levers L] [--save FILE.json] [--json]",
 		Summary: "run the prompt suite through a model (default: the embedded one): adherence, musicality against the real corpora, floors, speed",
 	}
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
@@ -58,6 +58,11 @@ func init() {
 			return nil
 		})
 		selectSeed := fs.Uint64("select-seed", 1, "with --two-sample: the seed that orders the real files")
+		var copies []string
+		fs.Func("copies", "with --two-sample: a folder of the model's training pieces (MIDI); reports each generated piece's longest run of bars copied from one of them (any transposition); repeatable", func(s string) error {
+			copies = append(copies, s)
+			return nil
+		})
 		folds := fs.Int("folds", 5, "with --two-sample: cross-validation folds")
 		repeats := fs.Int("repeats", 10, "with --two-sample: cross-validation repeats")
 		form := fs.String("form", "auto", "form of the pieces ("+strings.Join(app.Forms, ", ")+")")
@@ -77,6 +82,9 @@ func init() {
 			if err := app.FirstError(app.IntIn("per-group", *perGroup, 1, 10000), app.IntIn("folds", *folds, 2, 20), app.IntIn("repeats", *repeats, 1, 100)); err != nil {
 				return err
 			}
+		}
+		if len(copies) > 0 && !*twoSample {
+			return fmt.Errorf("%w: --copies measures the answers of --two-sample: add --two-sample", ErrUsage)
 		}
 		if *from != "" {
 			if !*twoSample {
@@ -172,7 +180,7 @@ func init() {
 			return runTwoSample(ctx, env, m, app.TwoSampleOptions{DataDir: *corpusDir, RealDirs: realDirs, PerGroup: *perGroup, Bars: *bars, Seed: *seed,
 				SelectSeed: *selectSeed, Exclude: excl, Folds: *folds, Repeats: *repeats,
 				Request: app.PromptRequest{KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates, Temperature: *temp, TopP: *topP, Form: *form, Levers: levers, Critic: critic}},
-				*rolls, *rollCount, *save, *trainCritic, *jsonOut, *pieces)
+				*rolls, *rollCount, *save, *trainCritic, *jsonOut, *pieces, copies)
 		}
 		rep, err := app.EvalSuite(ctx, m, prompts, app.SuiteOptions{Levers: levers, Bars: *bars, Seed: *seed, KeyBias: float32(*keyBias), RhythmBias: float32(*rhythmBias), Candidates: *candidates,
 			Temperature: *temp, TopP: *topP, Form: *form, CorpusDir: *corpusDir, References: extra, Match: *match, ModelAlone: *alone}, nil)

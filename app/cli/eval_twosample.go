@@ -14,7 +14,7 @@ import (
 )
 
 // runTwoSample is `amt eval-model --two-sample` (app.TwoSample).
-func runTwoSample(ctx context.Context, env *Env, m *app.Model, o app.TwoSampleOptions, rolls string, rollCount int, save, trainCritic string, jsonOut, pieces bool) error {
+func runTwoSample(ctx context.Context, env *Env, m *app.Model, o app.TwoSampleOptions, rolls string, rollCount int, save, trainCritic string, jsonOut, pieces bool, copies []string) error {
 	progress := func(done, total int) {
 		if done%10 == 0 || done == total {
 			fmt.Fprintf(env.Stderr, "two-sample: %d/%d pieces generated\n", done, total)
@@ -23,6 +23,12 @@ func runTwoSample(ctx context.Context, env *Env, m *app.Model, o app.TwoSampleOp
 	rep, err := app.TwoSample(ctx, m, o, progress)
 	if err != nil {
 		return err
+	}
+	if len(copies) > 0 {
+		fmt.Fprintf(env.Stderr, "two-sample: indexing the training pieces of %s for copies\n", strings.Join(copies, ", "))
+		if err := rep.MeasureCopies(ctx, m.Vocab, copies); err != nil {
+			return err
+		}
 	}
 	if rolls != "" {
 		if err := app.WriteTwoSampleRolls(rolls, rep, rollCount); err != nil {
@@ -111,6 +117,10 @@ func writeTwoSampleText(w io.Writer, rep *app.TwoSampleReport, pieces bool) {
 	fmt.Fprintf(w, "\nadherence of the generated pieces: TB %.1f%% TBT %.1f%% CK %.1f%% meter %.1f%% instrument F1 %.3f drums in bars %.3f\n",
 		100*float64(a.TB.Rate), 100*float64(a.TBT.Rate), 100*float64(a.CK.Rate), 100*float64(a.Meter.Rate), float64(a.F1), float64(a.DrumBars))
 
+	if c := rep.Copies; c != nil {
+		writeCopies(w, "copying", c)
+	}
+
 	fmt.Fprintf(w, "\nfeatures (medians; alone: a one-feature classifier's accuracy; importance: accuracy the forest loses without it; LR: standardised coefficient, > 0 higher in generated)\n")
 	rows := append([]app.FeatureRow(nil), rep.Features...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Single > rows[j].Single })
@@ -183,5 +193,18 @@ func writeTwoSampleDiff(w io.Writer, d *app.TwoSampleDiff, a, b string) {
 	fmt.Fprintf(w, "\nfeatures: generated median before → after (real median; accuracy of the feature alone before → after)\n")
 	for _, f := range d.Features {
 		fmt.Fprintf(w, "  %-16s %8s → %-8s (real %8s; alone %5.1f%% → %5.1f%%)\n", f.Name, f3(f.Old), f3(f.New), f3(f.Real), 100*float64(f.OldAcc), 100*float64(f.NewAcc))
+	}
+}
+
+// writeCopies prints a copy report: the share of pieces whose longest run
+// copied from a training piece is at most app.MaxCopyRun bars, and the
+// longest of all.
+func writeCopies(w io.Writer, title string, c *app.CopyReport) {
+	fmt.Fprintf(w, "\n%s: %d pieces against %s (%d pieces, %d bars with notes)\n", title, c.Measured, c.Training, c.Pieces, c.Bars)
+	fmt.Fprintf(w, "  longest run of bars copied from one training piece (any transposition): ≤ %d bars in %.1f%% of pieces (issue 34: ≥ %.0f%%), median %.1f, 95th percentile %d\n",
+		app.MaxCopyRun, 100*c.AtMost, 100*app.CopyFloorShare, c.Median, c.P95)
+	if l := c.Longest; l.Bars > 0 {
+		fmt.Fprintf(w, "  the longest: %d bars in %s (bars %d–%d) = %s bars %d–%d, %+d semitones\n",
+			l.Bars, c.LongestIn, l.Bar+1, l.Bar+l.Bars, l.Piece, l.FromBar+1, l.FromBar+l.Bars, l.Transpose)
 	}
 }

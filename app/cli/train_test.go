@@ -107,3 +107,40 @@ func TestTrainFromDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainReportCommand: `amt train-report` on a tiny fine-tune prints
+// each figure before and after with the floors; `amt eval-model
+// --two-sample --copies DIR` prints the copying line; a model without a
+// lineage is refused by name.
+func TestTrainReportCommand(t *testing.T) {
+	data, out := t.TempDir(), filepath.Join(t.TempDir(), "tuned")
+	testfiles.Corpus(t, data, 30)
+	run := func(args ...string) (string, string, int) {
+		var so, se bytes.Buffer
+		code := Main(context.Background(), &Env{Stdout: &so, Stderr: &se}, args)
+		return so.String(), se.String(), code
+	}
+	if so, se, code := run("train", "--from", "default", "--data", data, "--out", out, "--steps", "2", "--batch", "2", "--val-every", "1"); code != 0 {
+		t.Fatalf("train: exit %d: %s%s", code, so, se)
+	}
+	so, se, code := run("train-report", "--model", out, "--per-group", "5", "--bars", "2", "--save", filepath.Join(t.TempDir(), "r.json"))
+	if code != 0 {
+		t.Fatalf("train-report: exit %d: %s%s", code, so, se)
+	}
+	for _, want := range []string{"the default model tuned on " + filepath.Base(data), "before (base)", "after (tuned)", "held-out loss", "can a classifier tell",
+		"asked key kept (CK)", "pieces copying at most 2 bars in a row", "floors (issue 34)", "two-sample fall"} {
+		if !strings.Contains(so, want) {
+			t.Errorf("report lacks %q:\n%s", want, so)
+		}
+	}
+	if _, se, code := run("train-report", "--model", data); code != 1 || !strings.Contains(se, "not a finished fine-tune") {
+		t.Errorf("a folder without a lineage: exit %d, %q", code, se)
+	}
+	so, se, code = run("eval-model", "--two-sample", "--real", data, "--per-group", "5", "--bars", "2", "--candidates", "1", "--folds", "2", "--repeats", "1", "--copies", data)
+	if code != 0 || !strings.Contains(so, "copying: ") || !strings.Contains(so, "longest run of bars copied") {
+		t.Errorf("eval-model --copies: exit %d:\n%s%s", code, so, se)
+	}
+	if _, se, code := run("eval-model", "--copies", data); code != 2 || !strings.Contains(se, "add --two-sample") {
+		t.Errorf("--copies without --two-sample: exit %d, %q", code, se)
+	}
+}
