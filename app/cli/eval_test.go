@@ -61,16 +61,17 @@ func TestEvalCommandJSON(t *testing.T) {
 		t.Errorf("bad file error %q does not name the file", rep.Pieces[0].Error)
 	}
 	c, g := rep.Pieces[1], rep.Pieces[2]
-	// The C scale meets all five requests; the G scale at 100 bpm (bin
-	// 90–110 against 110–140) misses tempo and key: 3 of 5.
-	if c.Adherence.Checked != 5 || c.Adherence.Met != 5 || c.Adherence.ASA != 1 {
+	// The C scale meets all six requests (the piano plays a part: 4 notes
+	// in each of the 2 bars); the G scale at 100 bpm (bin 90–110 against
+	// 110–140) misses tempo and key: 4 of 6.
+	if c.Adherence.Checked != 6 || c.Adherence.Met != 6 || c.Adherence.ASA != 1 {
 		t.Errorf("c.mid adherence %+v", c.Adherence)
 	}
-	if g.Adherence.Met != 3 || *g.Adherence.TB || *g.Adherence.CK {
+	if g.Adherence.Met != 4 || *g.Adherence.TB || *g.Adherence.CK {
 		t.Errorf("g.mid adherence %+v", g.Adherence)
 	}
-	if math.Abs(rep.Adherence.ASA-0.8) > 1e-12 {
-		t.Errorf("mean ASA %v, want (1 + 0.6)/2", rep.Adherence.ASA)
+	if math.Abs(rep.Adherence.ASA-(1+4.0/6)/2) > 1e-12 {
+		t.Errorf("mean ASA %v, want (1 + 4/6)/2", rep.Adherence.ASA)
 	}
 	// Scale with the root doubled: entropy 2.75 bits (see eval tests).
 	if e := c.Metrics["pitch_class_entropy"].(float64); math.Abs(e-2.75) > 1e-12 {
