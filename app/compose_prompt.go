@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -368,6 +369,28 @@ func (r *PromptResult) measure() error {
 	r.Measured = MeasuredAttributes{TempoBPM: mt.TempoBPM, Key: mt.Key.String(), KeyTonic: mt.Key.Tonic, KeyMinor: mt.Key.Minor,
 		MeterNum: mt.MeterNum, MeterDen: mt.MeterDen, Programs: append([]int{}, mt.Programs...), Drums: mt.HasDrums, Bars: mt.Bars}
 	return nil
+}
+
+// PartsSummary says how the requested pitched instruments play, for a
+// front end's report of a piece: "parts 3 of 3", or "parts 2 of 3 (Cello
+// in 6% of the bars)" naming those without a real part (engine/eval,
+// parts.go); "" when the request named no pitched instrument.
+func PartsSummary(ad *Adherence) string {
+	if ad == nil || ad.Parts == nil {
+		return ""
+	}
+	ps := ad.Parts
+	var miss []string
+	for _, e := range ps.Each {
+		if !e.Real {
+			miss = append(miss, fmt.Sprintf("%s in %.0f%% of the bars", midi.ProgramName(e.Program), 100*float64(e.Bars)))
+		}
+	}
+	out := fmt.Sprintf("parts %d of %d", ps.Real, ps.Requested)
+	if len(miss) > 0 {
+		out += " (" + strings.Join(miss, ", ") + ")"
+	}
+	return out
 }
 
 // clipToBars ends a decoded score at the end of bar n: notes still sounding

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,11 +34,12 @@ type FreeTextPrompt struct {
 }
 
 // Expectation is one thing a listener expects of a piece: a measure
-// compared with bounds (tempo, vel, npb, pitch), a mode, drums, a meter, or
-// instruments present (has) or absent (no).
+// compared with bounds (tempo, vel, npb, pitch), a mode, drums, a meter,
+// instruments present (has) or absent (no), an instrument playing a part
+// (part) or carrying the tune (lead).
 type Expectation struct {
 	Text string `json:"text"` // as written: "tempo<=90"
-	kind string // tempo vel npb pitch mode drums meter has no
+	kind string // tempo vel npb pitch mode drums meter has no part lead
 	op   string // "<=", ">=", "=" (range for numbers)
 	lo   float64
 	hi   float64
@@ -62,6 +64,17 @@ var freeTextGroups = func() map[string][]int {
 	g["orchestral"] = append(append(append(append([]int{}, g["strings"]...), g["ensemble"]...), g["brass"]...), g["reed"]...)
 	g["keys"] = append(append([]int{}, g["piano"]...), g["organ"]...)
 	g["drums"] = []int{-1}
+	// Instruments a listener names (the ensemble suite's parts and leads).
+	for name, ps := range map[string][]int{
+		"harpsichord": {6}, "clavinet": {7}, "celesta": {8}, "epiano": {4, 5}, "accordion": {21, 23}, "harmonica": {22},
+		"violin": {40, 110}, "viola": {41}, "cello": {42}, "contrabass": {43}, "harp": {46}, "timpani": {47},
+		"choir": {52, 53, 54}, "trumpet": {56, 59}, "trombone": {57}, "tuba": {58}, "horn": {60, 61}, "sax": {64, 65, 66, 67},
+		"oboe": {68, 69}, "bassoon": {70}, "clarinet": {71}, "flute": {72, 73}, "recorder": {74}, "shakuhachi": {77},
+		"whistle": {78, 79}, "square": {80}, "saw": {81}, "synthbass": {38, 39}, "banjo": {105}, "shamisen": {106},
+		"koto": {107}, "steeldrums": {114},
+	} {
+		g[name] = ps
+	}
 	return g
 }()
 
@@ -147,7 +160,7 @@ func ParseExpectation(s string) (Expectation, error) {
 				}
 				e.word = v
 				return e, nil
-			case "has", "no":
+			case "has", "no", "part", "lead":
 				if op != "=" {
 					return e, fmt.Errorf("expectation %q: want %s=INSTRUMENT[/…]", s, k)
 				}
@@ -182,6 +195,26 @@ type FreeTextMeasures struct {
 	Velocity     float64 `json:"velocity"`       // mean over all notes
 	NotesPerBeat float64 `json:"notes_per_beat"` // drums included
 	Pitch        float64 `json:"pitch"`          // mean over the pitched notes
+	// Parts are the pitched parts (eval.Part: bars, notes a bar and top
+	// line as shares), Lead the program holding most of the top line (-1
+	// none).
+	Parts []PartMeasure `json:"parts"`
+	Lead  int           `json:"lead"`
+}
+
+// PartMeasure is one pitched part of a piece (eval.Part as shares of the
+// piece's bars and of the top line).
+type PartMeasure struct {
+	Program     int      `json:"program"`
+	Bars        float64  `json:"bars"`
+	NotesPerBar float64  `json:"notes_per_bar"`
+	Top         eval.Num `json:"top"` // null without a top line
+}
+
+// Real reports whether the part plays in at least eval.PartBarFloor of
+// the bars and eval.PartNoteFloor notes a bar.
+func (p PartMeasure) Real() bool {
+	return p.Bars >= eval.PartBarFloor && p.NotesPerBar >= eval.PartNoteFloor
 }
 
 // MeasureFreeText reads the measures of a piece.
@@ -209,6 +242,22 @@ func MeasureFreeText(s *midi.Score, m *eval.Metrics) FreeTextMeasures {
 	}
 	if np > 0 {
 		out.Pitch = ps / float64(np)
+	}
+	out.Lead = -1
+	best := 0
+	for _, pt := range m.Parts {
+		pm := PartMeasure{Program: pt.Program, Top: eval.Num(math.NaN())}
+		if m.MeasuredBars > 0 {
+			pm.Bars = float64(pt.Bars) / float64(m.MeasuredBars)
+			pm.NotesPerBar = float64(pt.Notes) / float64(m.MeasuredBars)
+		}
+		if m.TopOnsets > 0 {
+			pm.Top = eval.Num(float64(pt.Top) / float64(m.TopOnsets))
+		}
+		if pt.Top > best {
+			best, out.Lead = pt.Top, pt.Program
+		}
+		out.Parts = append(out.Parts, pm)
 	}
 	return out
 }
@@ -261,6 +310,22 @@ func (e Expectation) Check(m FreeTextMeasures) bool {
 			}
 		}
 		return true
+	case "part":
+		for _, set := range e.any {
+			for _, p := range m.Parts {
+				if slices.Contains(set, p.Program) && p.Real() {
+					return true
+				}
+			}
+		}
+		return false
+	case "lead":
+		for _, set := range e.any {
+			if m.Lead >= 0 && slices.Contains(set, m.Lead) {
+				return true
+			}
+		}
+		return false
 	}
 	return false
 }
@@ -273,6 +338,10 @@ type FreeTextPiece struct {
 	Met      []bool           `json:"met"` // per expectation
 	// Understood is what the prompt was read as for this seed.
 	Understood *Understanding `json:"understood,omitempty"`
+	// Parts is how the requested pitched programs play (eval.Adherence's
+	// parts check: a real part in eval.PartBarFloor of the bars); nil when
+	// the request names no pitched program.
+	Parts *eval.PartScore `json:"parts,omitempty"`
 }
 
 // FreeTextResult is one prompt over its seeds.
@@ -295,6 +364,24 @@ type FreeTextScore struct {
 	// PerSeedRate is the share of expectations met over every piece (no
 	// majority), for comparison.
 	PerSeedRate float64 `json:"per_seed_rate"`
+	// Parts: over every piece whose request names pitched programs, the
+	// requested ones (PartsRequested), those playing a real part (PartsReal;
+	// PartShare, issue 33's floor 0.90) and the cameos under
+	// eval.PartNoteFloor notes a bar (PartCameos, floor 0); NaN share when
+	// none was requested.
+	PartsRequested int      `json:"parts_requested"`
+	PartsReal      int      `json:"parts_real"`
+	PartShare      eval.Num `json:"part_share"`
+	PartCameos     int      `json:"part_cameos"`
+}
+
+// PartTally counts one requested program over a suite's pieces: how often
+// it was requested and how often it played a real part.
+type PartTally struct {
+	Program   int    `json:"program"`
+	Name      string `json:"name"`
+	Requested int    `json:"requested"`
+	Real      int    `json:"real"`
 }
 
 // FreeTextReport is what `amt eval-model --freetext` prints.
@@ -307,6 +394,9 @@ type FreeTextReport struct {
 	All     FreeTextScore    `json:"all"`
 	Seconds float64          `json:"seconds"`
 	Results []FreeTextResult `json:"results"`
+	// Instruments are the requested pitched programs over all pieces, by
+	// program: requested and with a real part.
+	Instruments []PartTally `json:"instruments,omitempty"`
 }
 
 // FreeTextOptions control EvalFreeText.
@@ -349,6 +439,7 @@ func EvalFreeText(ctx context.Context, m *Model, prompts []FreeTextPrompt, o Fre
 			} else {
 				piece.Measures = MeasureFreeText(r.Score, &r.Metrics)
 				piece.Understood = r.Understood
+				piece.Parts = r.Adherence.Parts
 				for i, e := range fp.Expect {
 					if piece.Met[i] = e.Check(piece.Measures); piece.Met[i] {
 						count[i]++
@@ -372,8 +463,38 @@ func EvalFreeText(ctx context.Context, m *Model, prompts []FreeTextPrompt, o Fre
 	rep.Dev = scoreFreeText(rep.Results, func(r FreeTextResult) bool { return !r.HeldOut })
 	rep.HeldOut = scoreFreeText(rep.Results, func(r FreeTextResult) bool { return r.HeldOut })
 	rep.All = scoreFreeText(rep.Results, func(FreeTextResult) bool { return true })
+	rep.Instruments = tallyParts(rep.Results)
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// tallyParts counts each requested pitched program over the pieces.
+func tallyParts(rs []FreeTextResult) []PartTally {
+	by := map[int]*PartTally{}
+	for _, r := range rs {
+		for _, p := range r.Pieces {
+			if p.Parts == nil {
+				continue
+			}
+			for _, e := range p.Parts.Each {
+				t := by[e.Program]
+				if t == nil {
+					t = &PartTally{Program: e.Program, Name: midi.ProgramName(e.Program)}
+					by[e.Program] = t
+				}
+				t.Requested++
+				if e.Real {
+					t.Real++
+				}
+			}
+		}
+	}
+	out := make([]PartTally, 0, len(by))
+	for _, t := range by {
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(a, b PartTally) int { return a.Program - b.Program })
+	return out
 }
 
 func scoreFreeText(rs []FreeTextResult, keep func(FreeTextResult) bool) FreeTextScore {
@@ -400,7 +521,16 @@ func scoreFreeText(rs []FreeTextResult, keep func(FreeTextResult) bool) FreeText
 					met++
 				}
 			}
+			if p.Parts != nil {
+				s.PartsRequested += p.Parts.Requested
+				s.PartsReal += p.Parts.Real
+				s.PartCameos += p.Parts.Cameos
+			}
 		}
+	}
+	s.PartShare = eval.Num(math.NaN())
+	if s.PartsRequested > 0 {
+		s.PartShare = eval.Num(float64(s.PartsReal) / float64(s.PartsRequested))
 	}
 	if s.Expectations > 0 {
 		s.Rate = float64(s.Met) / float64(s.Expectations)

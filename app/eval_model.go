@@ -34,6 +34,11 @@ const (
 	// band and not a drum solo with a few notes.
 	floorPitchedBars = 0.90
 	floorSeconds16   = 1.5
+	// floorParts: issue 33, the share of requested pitched instruments
+	// playing a real part (half the bars, 1 note per 2 bars: engine/eval
+	// parts.go); floorCameos: none under 1 note per 2 bars.
+	floorParts  = 0.90
+	floorCameos = 0
 )
 
 // PieceMusicality is the musicality of one suite piece (engine/eval
@@ -530,7 +535,10 @@ func (rep *SuiteReport) suiteTiming(single []float64) {
 //     pieces (eval definitions);
 //   - last_bar_pile_up: the share of pieces that pile up ≤ 0.10;
 //   - seconds_16_bars: the mean sampling time of a 16-bar piece with the
-//     suite's decoding (all candidates) < 1.5 s.
+//     suite's decoding (all candidates) < 1.5 s;
+//   - parts: of the requested pitched instruments over all pieces, the
+//     share playing a real part ≥ 0.90, and part_cameos: none under 1 note
+//     per 2 bars (issue 33).
 func (rep *SuiteReport) judge(allValid bool) {
 	a := rep.Adherence
 	add := func(name, what string, v float64, op string, limit float64, n int) {
@@ -545,7 +553,9 @@ func (rep *SuiteReport) judge(allValid bool) {
 		add("ck_model_alone", "CK with key bias 0 and one candidate", float64(rep.ModelAlone.CK.Rate), ">=", floorCKAlone, rep.ModelAlone.CK.N)
 	}
 	add("meter", "share of pieces asking a meter in it", float64(a.Meter.Rate), ">=", floorMeter, a.Meter.N)
-	add("instrument_f1", "mean F1 of GM families over pieces naming instruments", float64(a.F1), ">=", floorF1, a.InstrumentPieces)
+	add("instrument_f1", "mean F1 of GM families over pieces naming instruments (a family present when it plays a part)", float64(a.F1), ">=", floorF1, a.InstrumentPieces)
+	add("parts", "share of requested pitched instruments playing in ≥ half the bars", float64(a.PartShare), ">=", floorParts, a.PartsRequested)
+	add("part_cameos", "requested pitched instruments under 1 note per 2 bars", float64(a.PartCameos), "<=", floorCameos, a.PartsRequested)
 
 	var drums, pitched, progs, ratios, rhythm, barRep, pile []float64
 	for i := range rep.Pieces {

@@ -114,6 +114,9 @@ func writeFreeText(w io.Writer, rep *app.FreeTextReport) {
 			part = "[held-out] "
 		}
 		fmt.Fprintf(w, "%s %s%s", mark, part, clip(r.Prompt, 70))
+		if real, asked := partsOf(r); asked > 0 {
+			fmt.Fprintf(w, "  parts %d/%d", real, asked)
+		}
 		if len(miss) > 0 {
 			fmt.Fprintf(w, "  missed: %s", strings.Join(miss, "; "))
 		}
@@ -130,6 +133,34 @@ func writeFreeText(w io.Writer, rep *app.FreeTextReport) {
 	row("dev", rep.Dev)
 	row("held-out", rep.HeldOut)
 	row("all", rep.All)
+	parts := func(name string, s app.FreeTextScore) {
+		if s.PartsRequested == 0 {
+			return
+		}
+		fmt.Fprintf(w, "%-9s requested pitched instruments playing in ≥ half the bars: %d/%d = %.1f%% (floor 90%%), below 1 note per 2 bars: %d (floor 0)\n",
+			name, s.PartsReal, s.PartsRequested, 100*float64(s.PartShare), s.PartCameos)
+	}
+	parts("dev", rep.Dev)
+	parts("held-out", rep.HeldOut)
+	parts("all", rep.All)
+	if len(rep.Instruments) > 0 {
+		fmt.Fprintf(w, "\nrequested instruments with a real part, over every piece:\n")
+		for _, t := range rep.Instruments {
+			fmt.Fprintf(w, "  %3d %-26s %3d/%-3d\n", t.Program, t.Name, t.Real, t.Requested)
+		}
+	}
+}
+
+// partsOf sums a prompt's requested pitched instruments with a real part
+// over its seeds.
+func partsOf(r app.FreeTextResult) (real, asked int) {
+	for _, p := range r.Pieces {
+		if p.Parts != nil {
+			real += p.Parts.Real
+			asked += p.Parts.Requested
+		}
+	}
+	return real, asked
 }
 
 // measureText is what one piece measured for an expectation.
@@ -153,6 +184,14 @@ func measureText(exp string, p app.FreeTextPiece) string {
 		return m.Meter
 	case strings.HasPrefix(exp, "drums"):
 		return fmt.Sprintf("%.2f", m.DrumBars)
+	case strings.HasPrefix(exp, "part"):
+		var ps []string
+		for _, p := range m.Parts {
+			ps = append(ps, fmt.Sprintf("%d:%.2f", p.Program, p.Bars))
+		}
+		return "[" + strings.Join(ps, " ") + "]"
+	case strings.HasPrefix(exp, "lead"):
+		return fmt.Sprintf("lead %d", m.Lead)
 	}
 	return fmt.Sprint(m.Programs, map[bool]string{true: "+d", false: ""}[m.Drums])
 }
