@@ -235,7 +235,12 @@ func writeSuiteText(w io.Writer, rep *app.SuiteReport, pieces bool) {
 			pct(rep.ModelAlone.CK), pct(rep.ModelAlone.CKD), float64(rep.ModelAlone.Scale))
 	}
 	fmt.Fprintf(w, "\n  meter  %s    length %s\n", pct(a.Meter), pct(a.Length))
-	fmt.Fprintf(w, "  instruments F1 %.3f (precision %.3f, recall %.3f, n=%d)\n", float64(a.F1), float64(a.Precision), float64(a.Recall), a.InstrumentPieces)
+	fmt.Fprintf(w, "  instruments F1 %.3f (precision %.3f, recall %.3f, n=%d; a family present when it plays in half the bars), %.3f when one note counts\n",
+		float64(a.F1), float64(a.Precision), float64(a.Recall), a.InstrumentPieces, float64(a.F1Any))
+	if a.PartsRequested > 0 {
+		fmt.Fprintf(w, "  parts  %d of %d requested pitched instruments play in ≥ half the bars (%.1f%%), %d under 1 note per 2 bars; every part in %s of pieces\n",
+			a.PartsReal, a.PartsRequested, 100*float64(a.PartShare), a.PartCameos, pct(a.PartsAll))
+	}
 	fmt.Fprintf(w, "  drums  %s (asked: drums in ≥ 90%% of bars; asked none: none); share of bars with drums %.3f over the %d pieces asking\n", pct(a.Drums), float64(a.DrumBars), a.DrumBarPieces)
 	fmt.Fprintf(w, "  notes in the requested scale %.3f    ASA %.3f    valid MIDI %.1f%%\n", float64(a.Scale), float64(a.ASA), 100*rep.Valid)
 	if e := rep.ExplicitAdherence; e != nil {
