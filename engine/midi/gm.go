@@ -133,3 +133,25 @@ func ProgramRange(p int) (lo, hi int, ok bool) {
 	}
 	return programRanges[p][0], programRanges[p][1], true
 }
+
+// TuneRank orders programs by how often a listener expects them to carry
+// the tune of an ensemble, 0 first: synth leads, reeds and pipes, the
+// trumpet, the harmonica, the violin and fiddle, voices (0); the other
+// brass, the viola, mallets, steel drums, accordions and plucked world
+// strings (1); guitars and organs (2); pianos, the harp, string ensembles
+// and pads (3); basses, the cello, contrabass, tuba, bassoon, timpani and
+// the rest (4). Generation hands the tune to the first (decoding.Lead);
+// training's re-voicing may keep a part's role by it.
+func TuneRank(p int) int {
+	switch {
+	case p >= 80 && p <= 87, p >= 64 && p <= 69, p >= 71 && p <= 79, p == 56, p == 59, p == 22, p == 40, p == 110, p >= 52 && p <= 54:
+		return 0
+	case p == 57, p == 60, p == 61, p == 114, p >= 8 && p <= 15, p == 21, p == 23, p >= 104 && p <= 109, p == 41:
+		return 1
+	case p >= 24 && p <= 31, p >= 16 && p <= 20:
+		return 2
+	case p >= 0 && p <= 7, p == 46, p >= 48 && p <= 51, p >= 88 && p <= 95:
+		return 3
+	}
+	return 4
+}

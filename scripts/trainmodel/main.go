@@ -52,6 +52,7 @@ func main() {
 	sourceShares := flag.String("source-share", "", "the mixture as shares of the examples: NAME=SHARE[,NAME=SHARE…] (0.3 or 30%); sources not named share what is left in their natural proportions; the source weights are derived from the data (condition.WeightsForShares; not with --source-weight)")
 	flatVelocity := flag.String("flat-velocity", "", "sources whose velocities come from notation, not players: NAME[,NAME…]; their Velocity targets are left out of the loss (condition.Options.FlatVelocity)")
 	card := flag.Bool("card", false, "print the mixture the run would see (each source's pieces, tokens, held-out pieces, weight and share of the examples, the human-made share) as docs/DATA.md's table, then exit")
+	parts := flag.String("parts", "", "issue 33's example options: real (a window lists only programs playing a part: half its bars, 1 note per 2 bars), roles (re-voicing keeps each part's role), or both joined by a comma; default neither (condition.Options.RealParts, RevoiceRoles)")
 	keyFrame := flag.String("key-frame", "absolute", "pitch frame of the examples: absolute (every key, KEY names tonic and mode) or tonic (every window moved to C major or A minor, KEY names the mode; condition.Options.TonicFrame)")
 	dev := flag.String("device", "auto", "where to train: auto (a GPU when the CUDA backend opens, else the CPU), cpu, or cuda (an error without a GPU)")
 	precision := flag.String("precision", "", "the GPU's matrix products: bf16 (default), tf32 or fp32 (master weights and optimizer stay fp32)")
@@ -70,7 +71,7 @@ func main() {
 		os.Exit(2)
 	}
 	co := condition.DefaultOptions()
-	for _, err := range []error{co.SetStartProb(*startProb), co.SetKeyLabels(*keyLabels), co.SetKeyFrame(*keyFrame), co.SetSourceWeights(*sourceWeights), co.SetFlatVelocity(*flatVelocity)} {
+	for _, err := range []error{co.SetStartProb(*startProb), co.SetKeyLabels(*keyLabels), co.SetKeyFrame(*keyFrame), co.SetSourceWeights(*sourceWeights), co.SetFlatVelocity(*flatVelocity), co.SetParts(*parts)} {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "trainmodel:", err)
 			os.Exit(2)

@@ -21,7 +21,9 @@
 // of each pitched program onto another General MIDI program whose range
 // holds the part, and attribute dropout (each attribute left out with some
 // probability, instruments as a whole; STYLE always, since style groups are
-// numbered per dataset and mean nothing across corpora).
+// numbered per dataset and mean nothing across corpora). Issue 33's options
+// (parts.go: every listed program a part, re-voicing that keeps roles) are
+// off by default.
 //
 // Generation (the plan of a piece, the levers, the window refill that
 // keeps the prefix pinned in the same form as these examples) lives in
@@ -67,6 +69,16 @@ type Options struct {
 	// SplitProb: share of re-voiced examples with one pitched program
 	// that are first split into melody, harmony and bass parts.
 	SplitProb float64
+	// RevoiceRoles: re-voicing (and the split's parts) keep their role:
+	// the part carrying the window's top line moves only to programs that
+	// carry tunes, the bass to bass programs, the rest to programs that
+	// accompany (roleFit, parts.go). Off by default (issue 33: prepared for
+	// a new run).
+	RevoiceRoles bool `json:",omitempty"`
+	// RealParts: a pitched program playing in less than half the window's
+	// complete bars or under 1 note per 2 bars leaves the window, so the
+	// INSTRUMENT list names only parts (parts.go). Off by default.
+	RealParts bool `json:",omitempty"`
 	// DropProb: each attribute is left out with this probability;
 	// DropAllProb: all of them (an unconditioned example).
 	DropProb, DropAllProb float64
@@ -599,17 +611,22 @@ func (b *Builder) example(piece []uint16, rng *rand.Rand, n int) ([]uint16, exam
 	}
 	if rng.Float64() < b.o.RevoiceProb {
 		if rng.Float64() < b.o.SplitProb {
-			if out, ok := splitVoices(v, body, rng); ok {
+			if out, ok := splitVoices(v, body, rng, b.o.RevoiceRoles); ok {
 				body = out
 			}
 		}
-		if m := revoiceMap(v, body, rng, b.o.RevoicePart); len(m) > 0 {
+		if m := revoiceMap(v, body, rng, b.o.RevoicePart, b.o.RevoiceRoles); len(m) > 0 {
 			if tmp, err = v.Revoice(tmp[:0], body, m); err == nil {
 				body, tmp = tmp, body
 			}
 		}
 	}
 
+	if b.o.RealParts {
+		if drop, any := cameos(v, body); any {
+			body = dropPrograms(v, make([]uint16, 0, len(body)), body, drop)
+		}
+	}
 	// Re-voicing adds Program tokens: cut the body to what fits beside
 	// the longest prefix it can have, then measure it.
 	var progs [token.DrumProgram + 1]bool
@@ -839,8 +856,8 @@ func estimateKey(v *token.Vocab, body []uint16) (midi.Key, int, bool) {
 
 // revoiceMap draws new programs for the pitched programs of body: each
 // moves with probability part onto a program whose range holds the part's
-// notes (FitPrograms).
-func revoiceMap(v *token.Vocab, body []uint16, rng *rand.Rand, part float64) map[int]int {
+// notes (FitPrograms; under keepRoles one that plays its role, roleFit).
+func revoiceMap(v *token.Vocab, body []uint16, rng *rand.Rand, part float64, keepRoles bool) map[int]int {
 	var lo, hi [128]int
 	var seen [128]bool
 	prog := -1
@@ -858,12 +875,20 @@ func revoiceMap(v *token.Vocab, body []uint16, rng *rand.Rand, part float64) map
 			}
 		}
 	}
+	var role map[int]int
+	if keepRoles {
+		role = roles(v, body)
+	}
 	m := map[int]int{}
 	for p := 0; p < 128; p++ {
 		if !seen[p] || rng.Float64() >= part {
 			continue
 		}
-		if c := FitPrograms(lo[p], hi[p]); len(c) > 0 {
+		c := FitPrograms(lo[p], hi[p])
+		if r, ok := role[p]; ok {
+			c = roleFit(lo[p], hi[p], r)
+		}
+		if len(c) > 0 {
 			m[p] = c[rng.IntN(len(c))]
 		}
 	}

@@ -25,10 +25,11 @@ type note struct {
 // corpora are a single piano part): at each onset the top note (from
 // middle C up) is the melody, the lowest (below F3, under another note or
 // below C3) the bass, the rest the harmony; each class moves to a program
-// whose range holds its notes, drawn from rng (with probability 1/2 the bass
-// stays with the harmony). Bodies with several pitched programs come back
+// whose range holds its notes (under keepRoles one that plays the class's
+// role, roleFit), drawn from rng (with probability 1/2 the bass stays with
+// the harmony). Bodies with several pitched programs come back
 // unchanged (ok false).
-func splitVoices(v *token.Vocab, body []uint16, rng *rand.Rand) ([]uint16, bool) {
+func splitVoices(v *token.Vocab, body []uint16, rng *rand.Rand, keepRoles bool) ([]uint16, bool) {
 	src := -1
 	for _, t := range body {
 		if k, x := v.Kind(t); k == token.KindProgram && x != token.DrumProgram {
@@ -82,7 +83,11 @@ func splitVoices(v *token.Vocab, body []uint16, rng *rand.Rand) ([]uint16, bool)
 	for c := range target {
 		target[c] = src
 		if seen[c] {
-			if fit := FitPrograms(lo[c], hi[c]); len(fit) > 0 {
+			fit := FitPrograms(lo[c], hi[c])
+			if keepRoles {
+				fit = roleFit(lo[c], hi[c], c)
+			}
+			if len(fit) > 0 {
 				target[c] = fit[rng.IntN(len(fit))]
 			}
 		}
