@@ -282,22 +282,57 @@ func TestFineTuneJobListedForCompose(t *testing.T) {
 		t.Fatalf("composed %d notes with %q", res.Score.NoteCount(), res.Piece.Model)
 	}
 
-	// A second fine-tune, stopped after its first step: not listed.
-	spec.Steps = 50
+	// A second fine-tune, paused after its first step: not listed while
+	// paused; resumed, it finishes on the same base loss and is listed.
+	spec.Steps, spec.ValEvery = 6, 3
 	j2, err := s.StartTraining(TrainJobConfig{Dataset: ing.Dataset, Spec: spec})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var base2 float64
 	for u := range j2.Events() {
+		if u.Kind == "step" && u.Step.Step == 0 {
+			base2 = *u.Step.ValLoss
+		}
 		if u.Kind == "step" && u.Step.Step >= 1 {
 			break
 		}
 	}
-	j2.Stop()
-	if models, _ := s.ComposeModels(DefaultProject); len(models) != 1 || models[0].RunID != j.RunID {
+	j2.Pause()
+	if models, _ := s.ComposeModels(DefaultProject); len(models) != 1 || models[0].RunID != j.RunID || IsFineTune(j2.ModelDir) {
+		t.Fatalf("after a paused fine-tune Compose lists %+v (lineage written: %v)", models, IsFineTune(j2.ModelDir))
+	}
+	if err := j2.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	for u := range j2.Events() {
+		if u.Kind != "step" && u.Kind != "start" && u.Kind != RunPaused { // the first segment's end is queued before the second's
+			if u.Kind != storage.RunDone || u.Result.Lineage == nil || u.Result.StartStep == 0 || u.Result.Lineage.BaseValLoss != base2 || u.Result.Lineage.Steps != 6 {
+				t.Fatalf("resumed fine-tune ended %s (%v): %+v", u.Kind, u.Err, u.Result)
+			}
+			break
+		}
+	}
+	if models, _ := s.ComposeModels(DefaultProject); len(models) != 2 || models[0].RunID != j2.RunID {
+		t.Fatalf("after the resumed fine-tune Compose lists %+v", models)
+	}
+
+	// A third, stopped after its first step: not listed, no lineage.
+	spec.Steps = 50
+	j3, err := s.StartTraining(TrainJobConfig{Dataset: ing.Dataset, Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for u := range j3.Events() {
+		if u.Kind == "step" && u.Step.Step >= 1 {
+			break
+		}
+	}
+	j3.Stop()
+	if models, _ := s.ComposeModels(DefaultProject); len(models) != 2 {
 		t.Fatalf("after a stopped fine-tune Compose lists %+v", models)
 	}
-	if IsFineTune(j2.ModelDir) {
+	if IsFineTune(j3.ModelDir) {
 		t.Fatal("the stopped fine-tune wrote a lineage")
 	}
 }
