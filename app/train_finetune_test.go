@@ -281,6 +281,19 @@ func TestFineTuneJobListedForCompose(t *testing.T) {
 	if res.Score.NoteCount() == 0 || res.Piece.Model != mc.Dir {
 		t.Fatalf("composed %d notes with %q", res.Score.NoteCount(), res.Piece.Model)
 	}
+	// Every Compose feature takes it: continue, regenerate bars, variations.
+	ss := SampleSettings{Seed: 4, Temperature: 1, TopP: 0.95}
+	cont, err := s.Continue(context.Background(), ContinueRequest{ModelDir: mc.Dir, Score: res.Score, Source: "piece", Bars: 2, SampleSettings: ss})
+	if err != nil || cont.Piece.Model != mc.Dir || cont.Score.NoteCount() < res.Score.NoteCount() {
+		t.Fatalf("continue: %v", err)
+	}
+	if _, err := s.Regenerate(context.Background(), ContinueRequest{ModelDir: mc.Dir, Score: cont.Score, Source: "piece", From: 2, To: 3, SampleSettings: ss, Candidates: 1}); err != nil {
+		t.Fatalf("regenerate: %v", err)
+	}
+	vars, err := s.Variations(context.Background(), ComposeRequest{Prompt: "a waltz in A minor, 4 bars", ModelDir: mc.Dir, SampleSettings: ss}, 2, nil)
+	if err != nil || len(vars) != 2 {
+		t.Fatalf("variations: %d, %v", len(vars), err)
+	}
 
 	// A second fine-tune, paused after its first step: not listed while
 	// paused; resumed, it finishes on the same base loss and is listed.
