@@ -1057,6 +1057,9 @@ func adherenceChecks(ad *app.Adherence) string {
 	if ad.Instruments != nil {
 		parts = append(parts, fmt.Sprintf("instruments recall %.2f", ad.Instruments.Recall))
 	}
+	if s := app.PartsSummary(ad); s != "" {
+		parts = append(parts, s) // issue 33: who plays a part, who a cameo
+	}
 	add("drums", ad.Drums)
 	add("length", ad.Length)
 	return strings.Join(parts, ", ")
