@@ -9,7 +9,8 @@ import (
 )
 
 // DensityHold by hand: a prefix asking 1–1.5 notes a quarter note, 4/4 at
-// 12 steps a quarter (48 a bar).
+// 12 steps a quarter (48 a bar), held to 1.25; then the open-ended last
+// bin.
 func TestDensityHold(t *testing.T) {
 	v := token.DefaultVocab()
 	if lo, hi := v.DensityRange(v.DensityBin(1.2)); lo != 1 || hi != 1.5 {
@@ -65,24 +66,34 @@ func TestDensityHold(t *testing.T) {
 		near(logits[v.Bar], 0, "Bar")
 		near(logits[v.EOS], 0, "EOS")
 	}
+	// The bin [1, 1.5) is held to its middle, 1.25 notes a quarter.
 	push("BOS", "INSTRUMENT_0", "DENSITY_1-1.5", "SEP", "Bar", "TimeSig_4/4", "Tempo_120-125", "Position_0", "Program_0")
 	for _, p := range []int{48, 52, 55, 60} {
-		note(p)
+		note(p) // 4 notes over at least a bar (48 steps): 1.0 a quarter
 	}
-	check("the first bar (not judged)", 0, 0)
-	push("Bar", "Position_0", "Program_0")
-	note(60) // 5 notes over 49 steps: 1.22 a quarter, in the bin
-	check("in the bin", 0, 0)
-	for _, p := range []int{62, 64, 65, 67, 69} {
-		note(p) // 10 notes over 49 steps: 2.45 a quarter
-	}
-	check("above the bin", w*math.Log(10*12.0/49/1.5), 0)
-	push("Bar", "Position_0", "Program_0")
-	note(60) // 11 notes over 97 steps: 1.36, in the bin
-	check("back in the bin", 0, 0)
+	check("the first bar, under the middle (not judged from below)", 0, 0)
+	note(62)
+	note(64) // 6 notes over a bar: 1.5
+	check("the first bar, above the middle", w*math.Log(6*12.0/48/1.25), 0)
+	push("Bar", "Position_24", "Program_0")
+	note(60) // 7 notes over 73 steps: 1.15
+	check("under the middle", w*math.Log(7*12.0/73/1.25), 24)
 	push("Bar", "Position_47", "Program_0")
-	note(60) // 12 notes over 192 steps: 0.75, under it
-	check("under the bin", w*math.Log(12*12.0/192/1.0), 47)
+	note(60) // 8 notes over 144 steps: 0.67
+	check("further under", w*math.Log(8*12.0/144/1.25), 47)
+
+	// The open-ended last bin is held from below only.
+	c3 := NewBars(v, v.NewGrammar(), 4)
+	hook = DensityHold(v, c3, w)
+	push = pusher(t, c3)
+	push("BOS", "INSTRUMENT_0", "DENSITY_>=24", "SEP", "Bar", "TimeSig_4/4", "Tempo_120-125", "Position_0", "Program_0")
+	for p := 40; p < 70; p++ {
+		note(p) // 30 notes over a bar: 7.5 a quarter, under 24
+	}
+	check("the last bin, first bar", 0, 0)
+	push("Bar", "Position_0", "Program_0")
+	note(70) // 31 notes over 49 steps: 7.6
+	check("the last bin, under it", w*math.Log(31*12.0/49/24), 0)
 
 	// Without a DENSITY token the hook holds nothing.
 	c2 := NewBars(v, v.NewGrammar(), 4)

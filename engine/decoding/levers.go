@@ -161,8 +161,13 @@ const RegisterWeight = 1.5
 // logits per unit of log density ratio. At 1.5 "a sparse pop song for solo
 // piano" (1–1.5 notes a quarter note) still had 3.0–4.8 notes a quarter
 // (5.7 without the hold); at 4, 2.1–3.0, and its dense twin 8–10 (12 or
-// more asked; 4.9–7.8 without).
-const DensityHoldWeight = 4
+// more asked; 4.9–7.8 without). 10 since the hold pulls to the bin's
+// middle from the first bar (issue 33): on the texture suite
+// (testdata/prompts/texture.txt, seeds 1–3) the 20 calm prompts' median is
+// 2.26 notes a quarter (2.77 at 4 and the bin's edges from the second bar,
+// 4.34 before the words asked a texture), each sparse/dense pair 1.6–2.4
+// against 7.4–12.3.
+const DensityHoldWeight = 10
 
 // ChordCap is the corpora's 99th percentile of the pitches one program
 // starts at one onset (LeverCanonical caps a chord there; measured
