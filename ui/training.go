@@ -350,6 +350,9 @@ func (t *trainingScreen) showPastRun(r app.TrainRun) {
 	t.showCheckpoints(t.e.studio.Store.Abs(r.ModelDir))
 	if n := len(tl[0]); n > 0 {
 		t.info.SetText(fmt.Sprintf("Run %d (%s): %d steps, last train loss %.4f", r.ID, r.Status, int(tl[0][n-1]), tl[1][n-1]))
+		if l := r.Lineage; l != nil {
+			t.info.SetText(fmt.Sprintf("Run %d (%s): %s tuned on %s, held-out loss %.4f → %.4f (step %d of %d kept)", r.ID, r.Status, l.Base, l.Dataset, l.BaseValLoss, l.BestValLoss, l.BestStep, l.Steps))
+		}
 		var cfg app.TrainJobConfig
 		if json.Unmarshal(r.Config, &cfg) == nil && cfg.Spec.Steps > 0 {
 			t.progress.SetValue(min(1, tl[0][n-1]/float64(cfg.Spec.Steps)))

@@ -112,6 +112,13 @@ func TestTrainingFineTuneFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	captureShell(t, s, "compose_finetuned_model")
+
+	// After a restart the Training screen shows the run with its lineage.
+	s2 := testShell(t, a, st, nil)
+	defer s2.Close()
+	if info := s2.Training.info.Text; !strings.Contains(info, "default model tuned on "+ing.Dataset) || !strings.Contains(info, "step 4 of 4 kept") {
+		t.Errorf("past fine-tune shown as %q", info)
+	}
 }
 
 func runsDir(st *app.Studio, r app.TrainRun) string { return st.Store.Abs(r.ModelDir) }
