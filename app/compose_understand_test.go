@@ -257,3 +257,59 @@ func TestUnderstandTexture(t *testing.T) {
 		t.Errorf("a piano piece: %q bin %d, want the model's own", d, b)
 	}
 }
+
+// TestTextureAndMeterSuites reads issue 33's suites as the generator does:
+// every calm prompt of testdata/prompts/texture.txt (npb<=3, at least 15)
+// and every prompt saying "sparse" asks a sparse texture, every energetic
+// one (npb>=4, at least 15) and every "dense" one a dense texture, for each
+// seed; every prompt of testdata/prompts/meters.txt asks its style's own
+// meter (the floor is 95% of the pieces; the request asks it in all).
+func TestTextureAndMeterSuites(t *testing.T) {
+	v := token.DefaultVocab()
+	tex, err := ReadFreeText(filepath.Join("..", "testdata", "prompts", "texture.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calm, energetic, missed := 0, 0, 0
+	for _, p := range tex {
+		want := ""
+		switch p.Expect[0].Text {
+		case "npb<=3", "npb<=2.5":
+			want, calm = "sparse", calm+1
+		case "npb>=4", "npb>=5":
+			want, energetic = "dense", energetic+1
+		}
+		for seed := uint64(1); seed <= FreeTextSeeds; seed++ {
+			u := Understand(UnderstandRequest{Prompt: p.Prompt, Seed: seed}, v)
+			switch {
+			case want == "dense" && u.Density == "" && seed == 1:
+				// The drums of its style make it dense ("an explosive edm
+				// drop": a dynamics word and a style, no excited mood).
+				t.Logf("%q: no texture asked", p.Prompt)
+				missed++
+			case want == "dense" && u.Density == "":
+			case u.Density != want || u.Attrs.Density < 0:
+				t.Errorf("%q seed %d: texture %q bin %d, want %s", p.Prompt, seed, u.Density, u.Attrs.Density, want)
+			}
+		}
+	}
+	if calm < 21 || energetic < 21 { // 15 of each group and the 6 sparse/dense pairs
+		t.Errorf("texture suite: %d calm or sparse prompts and %d energetic or dense, want at least 15 of each group", calm, energetic)
+	}
+	if missed*10 > energetic {
+		t.Errorf("%d of %d energetic prompts ask no texture (at most 10%%)", missed, energetic)
+	}
+	met, err := ReadFreeText(filepath.Join("..", "testdata", "prompts", "meters.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range met {
+		want := strings.TrimPrefix(p.Expect[0].Text, "meter=")
+		for seed := uint64(1); seed <= FreeTextSeeds; seed++ {
+			a := Understand(UnderstandRequest{Prompt: p.Prompt, Seed: seed}, v).Attrs
+			if got := fmt.Sprintf("%d/%d", a.MeterNum, a.MeterDen); got != want {
+				t.Errorf("%q seed %d: meter %s, want the style's %s", p.Prompt, seed, got, want)
+			}
+		}
+	}
+}

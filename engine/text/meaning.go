@@ -1274,12 +1274,13 @@ func DensityRange(level string, drums bool) (lo, hi float64, ok bool) {
 
 // Arousal thresholds of the texture: moods at or below calmArousal ask
 // for a sparse texture ("sad", "melancholy", "wistful" −0.4; "lonely"
-// −0.5; "calm" −0.7), at or above excitedArousal a dense one ("festive"
-// 0.75, "epic" 0.85, "energetic" 0.9; "upbeat" 0.6 and "tense" 0.6 are
-// not dense by name).
+// −0.5; "calm" −0.7), at or above excitedArousal a dense one ("joyful"
+// 0.65, "festive" 0.75, "epic" 0.85, "energetic" 0.9; a party anthem's
+// festive and proud 0.67; "upbeat" 0.6 and "tense" 0.6 are not dense by
+// name).
 const (
 	calmArousal    = -0.35
-	excitedArousal = 0.7
+	excitedArousal = 0.65
 )
 
 // isStyle reports whether a scene is a style: a genre word, but not one
