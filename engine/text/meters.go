@@ -6,9 +6,8 @@ import "strings"
 // is asked in it when the prompt names no meter. Without this the model
 // drew the meter from its genre family's mix of the corpora, and "bossa
 // nova on a sunny afternoon" came out in 6/8, "heavy metal with distorted
-// guitars" in 3/4 (8 of 117 pieces of the meter suite,
-// testdata/prompts/meters.txt, in a meter no listener of the style
-// expects). Styles heard in more than one meter (ballad, folk, country,
+// guitars" in 3/4: 15 of the 66 pieces of duple styles of the meter suite
+// (testdata/prompts/meters.txt, seeds 1–3, 2026-11-28) in 3/4, 6/8 or 9/8. Styles heard in more than one meter (ballad, folk, country,
 // gospel, hymn, lullaby, classical, electronic, game music; "gavotte" beside
 // "minuet", "bolero" beside "cha cha") are left to the draw. Dance names that are meters ("waltz", "jig",
 // "march", "polka") are explicit (meterTerms) and need no entry.
