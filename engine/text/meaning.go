@@ -1108,6 +1108,11 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 	case dens == "":
 	case densImplied:
 		lo, hi, _ := DensityRange(dens, drumsOn)
+		if len(a.Programs) == 1 && !drumsOn && lineInstrument(a.Programs[0]) {
+			// An instrument of one line alone: at its busiest running
+			// sixteenths ("a lively jig for fiddle" is not 8 notes a beat).
+			lo, hi = min(lo, soloMost-1.5), min(hi, soloMost)
+		}
 		r.Density = dens
 		r.NotesPerBeat = round2(lo + draw(seed, "density")*(hi-lo))
 		r.Items = append(r.Items, Item{Attr: "density", Value: fmt.Sprintf("%s, %.1f notes a beat", dens, r.NotesPerBeat),
@@ -1247,6 +1252,17 @@ var densityLevels = []struct {
 	{"sparse", 1.5, 2.25, 5, 7},
 	{"moderate", 3, 5, 7, 10},
 	{"dense", 6, 9, 10, 14},
+}
+
+// soloMost is the most notes a beat a texture asks of an instrument of
+// one line alone, without drums: running sixteenths.
+const soloMost = 4.5
+
+// lineInstrument reports whether a General MIDI program plays one line at
+// a time: basses, solo strings, brass, reeds, pipes and synth leads (not
+// keyboards, guitars, the harp, string and choir ensembles or pads).
+func lineInstrument(p int) bool {
+	return p >= 32 && p <= 45 || p >= 56 && p <= 87
 }
 
 // DensityLevels are the textures a front end offers, sparsest first.

@@ -555,6 +555,17 @@ func TestTextureWords(t *testing.T) {
 			t.Errorf("%q: %v notes a beat, outside %v–%v", c.prompt, r.NotesPerBeat, lo, hi)
 		}
 	}
+	// An instrument of one line alone is dense at running sixteenths; a
+	// piano alone is not held to a line.
+	for _, c := range []struct {
+		prompt string
+		hi     float64
+	}{{"a lively jig for fiddle", 4.5}, {"an energetic trumpet solo", 4.5}, {"an energetic piano piece", 9}} {
+		r := ParsePrompt(c.prompt).Resolve(1, Choices{})
+		if r.Density != "dense" || r.NotesPerBeat > c.hi || r.NotesPerBeat < c.hi-3 {
+			t.Errorf("%q: %q %v notes a beat, want dense up to %v", c.prompt, r.Density, r.NotesPerBeat, c.hi)
+		}
+	}
 	// The user's choice.
 	p := ParsePrompt("an epic battle")
 	if r := p.Resolve(1, Choices{Density: "moderate"}); r.Density != "moderate" || r.NotesPerBeat < 7 || r.NotesPerBeat > 10 {
