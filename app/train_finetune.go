@@ -255,8 +255,11 @@ func fineTune(ctx context.Context, spec TrainSpec, onStart func(TrainStart), onS
 	if err := CheckOutputDir(spec.Out); err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
-	if spec.From != FromDefault && sameDir(spec.From, spec.Out) {
-		return nil, fmt.Errorf("%w: --out %s is the base model's folder: a fine-tune never writes into its base (choose another folder)", ErrUsage, spec.Out)
+	if spec.From != FromDefault && within(spec.Out, spec.From) {
+		return nil, fmt.Errorf("%w: --out %s is the base model's folder or inside it: a fine-tune never writes into its base (choose another folder)", ErrUsage, spec.Out)
+	}
+	if abs, err := filepath.Abs(spec.Data); err == nil { // the lineage names files a report reads from anywhere
+		spec.Data = abs
 	}
 	be, choice, err := OpenDeviceWith(spec.Device, spec.Workers, spec.Precision)
 	if err != nil {
@@ -417,16 +420,28 @@ func baseLabel(b *baseModel) string {
 	return "model " + b.dir
 }
 
-// sameDir reports whether two paths name the same folder (both exist).
-func sameDir(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	if err1 == nil && err2 == nil {
-		return os.SameFile(fa, fb)
+// within reports whether path is the folder dir or inside it (symbolic
+// links and other names of dir found through os.SameFile on path and its
+// parents).
+func within(path, dir string) bool {
+	fd, err := os.Stat(dir)
+	if err != nil {
+		return false
 	}
-	aa, _ := filepath.Abs(a)
-	bb, _ := filepath.Abs(b)
-	return aa == bb
+	p, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	for {
+		if fp, err := os.Stat(p); err == nil && os.SameFile(fp, fd) {
+			return true
+		}
+		up := filepath.Dir(p)
+		if up == p {
+			return false
+		}
+		p = up
+	}
 }
 
 // IsFineTune reports whether a model folder is a finished fine-tune.

@@ -57,6 +57,10 @@ type FineTuneReport struct {
 	// from (their hash differs from the lineage's); "before" is then not
 	// the model the run started from.
 	BaseChanged bool `json:"base_changed,omitempty"`
+	// SplitChanged: the data folder does not split into the held-out
+	// pieces the lineage names (files were added or removed since), so the
+	// pieces copies are looked for in are today's training split.
+	SplitChanged bool `json:"split_changed,omitempty"`
 	// Held-out loss (nats a token) of the base and of the tuned model.
 	ValLossBefore float64 `json:"val_loss_before"`
 	ValLossAfter  float64 `json:"val_loss_after"`
@@ -148,7 +152,14 @@ func FineTuneReportOf(ctx context.Context, o FineTuneReportOptions, progress fun
 		return nil, fmt.Errorf("train-report: the data it learned from: %w", err)
 	}
 	defer ds.Close()
-	tr, _ := ds.Split(l.ValFrac, l.SplitSeed)
+	tr, val := ds.Split(l.ValFrac, l.SplitSeed)
+	if vo := val.Origins(); len(vo) != len(l.HeldOut) {
+		rep.SplitChanged = true
+	} else {
+		for i, o := range vo {
+			rep.SplitChanged = rep.SplitChanged || (originName(o) != l.HeldOut[i] && o.Shard == "")
+		}
+	}
 	if progress != nil {
 		progress("copies", 0, tr.Pieces())
 	}

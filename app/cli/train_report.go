@@ -88,6 +88,9 @@ func writeFineTuneReport(w io.Writer, r *app.FineTuneReport) {
 	if r.BaseChanged {
 		fmt.Fprintf(w, "note: the base's weights are not those the fine-tune started from (another build's default model?); \"before\" is today's base\n")
 	}
+	if r.SplitChanged {
+		fmt.Fprintf(w, "note: %s no longer splits into the held-out pieces of the fine-tune (files added or removed since); copies are looked for in today's training pieces\n", l.Data)
+	}
 	b, a := r.Before, r.After
 	fmt.Fprintf(w, "\n%-46s %14s %14s\n", "", "before (base)", "after (tuned)")
 	fmt.Fprintf(w, "%-46s %14.4f %14.4f\n", "held-out loss (nats a token; lower: the", r.ValLossBefore, r.ValLossAfter)
