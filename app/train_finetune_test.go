@@ -170,7 +170,11 @@ func TestFineTuneRefuses(t *testing.T) {
 			}, []string{baseDir, "is writing this folder", "PID"}, nil},
 		{"out is the base", func(string) TrainSpec { s := tinyFineTune(data, baseDir); s.From = baseDir; return s }, nil,
 			[]string{"is the base model's folder"}, ErrUsage},
-		{"out inside the base", func(string) TrainSpec { s := tinyFineTune(data, filepath.Join(baseDir, "sub")); s.From = baseDir; return s }, nil,
+		{"out inside the base", func(string) TrainSpec {
+			s := tinyFineTune(data, filepath.Join(baseDir, "sub"))
+			s.From = baseDir
+			return s
+		}, nil,
 			[]string{"or inside it"}, ErrUsage},
 		{"not a model folder", func(out string) TrainSpec { s := tinyFineTune(data, out); s.From = data; return s }, nil,
 			[]string{data, gpt.ConfigFile}, nil},
