@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -21,16 +22,21 @@ import (
 
 // Version names the generator; it is part of the build key, so a change
 // here (or in the catalogue) rebuilds the corpus.
-const Version = "arrange 1"
+const Version = "arrange 2"
 
 // Options configure Build.
 type Options struct {
-	Data string // the folder holding pop909/ and nottingham/ (../shared/data)
+	Data string // the folder holding pop909/, nottingham/, ewld/ and groove/ (../shared/data)
 	Out  string // the corpus folder to (re)build; written as a whole, then swapped in
 	Jobs int    // mma processes at once (≤ 0: 1)
 	MMA  string // the mma program ("" : mma on PATH)
-	// PerPOP909 and PerNottingham are the grooves per source (0: 4 and 3).
-	PerPOP909, PerNottingham int
+	// PerPOP909, PerNottingham and PerEWLD are the grooves per source (0:
+	// 4, 3 and 4).
+	PerPOP909, PerNottingham, PerEWLD int
+	// MMADrums keeps MMA's drums under every piece; otherwise a human
+	// performance from Data/groove replaces them wherever one fits
+	// (DrumLibrary.Plan).
+	MMADrums bool
 	// Only, when set, keeps the sources whose id ("pop909/001",
 	// "nottingham/jigs12") it returns true for (tests build a few).
 	Only func(id string) bool
@@ -73,6 +79,24 @@ type Report struct {
 	Reused          bool    `json:"-"`
 	ChordMatchTotal int     `json:"nottingham_chords_matched"`
 	ChordTotal      int     `json:"nottingham_chords"`
+	// Lead sheets: MIDI melody notes that line up with the score, of all;
+	// chord symbols placed; on-beat melody notes that are tones of the
+	// chord in force, of all on-beat notes under a chord.
+	EWLDNotesMatched int `json:"ewld_melody_notes_matched"`
+	EWLDNotes        int `json:"ewld_melody_notes"`
+	EWLDChords       int `json:"ewld_chords"`
+	EWLDChordTones   int `json:"ewld_beat_notes_in_chord"`
+	EWLDBeatNotes    int `json:"ewld_beat_notes"`
+	// Human drums: pieces whose drums a Groove MIDI performance plays, the
+	// others by why MMA's stayed, the performances used and the most
+	// pieces one of them plays under, fills laid, and the library read.
+	HumanDrums   int            `json:"pieces_with_human_drums"`
+	MMADrumsKept map[string]int `json:"mma_drums_kept_by_reason,omitempty"`
+	DrumBeats    int            `json:"drum_performances_used"`
+	DrumMaxUses  int            `json:"drum_performance_max_pieces"`
+	DrumMostUsed string         `json:"drum_performance_most_used,omitempty"`
+	Fills        int            `json:"fills_laid"`
+	DrumLibrary  string         `json:"drum_library,omitempty"`
 }
 
 // job is one piece to make.
@@ -92,12 +116,13 @@ type piece struct {
 	keySame  bool
 	keyClose bool
 	notes    int
+	fills    int
 	err      error
 }
 
-// LoadSources reads the POP909 songs and Nottingham tunes under data,
-// returning the sources that can be arranged and the skip reasons of the
-// others (by reason, shortened).
+// LoadSources reads the POP909 songs, Nottingham tunes and EWLD lead
+// sheets under data, returning the sources that can be arranged and the
+// skip reasons of the others (by reason, shortened).
 func LoadSources(data string, only func(string) bool, rep *Report) ([]*Source, error) {
 	var out []*Source
 	pop := filepath.Join(data, "pop909")
@@ -157,6 +182,34 @@ func LoadSources(data string, only func(string) bool, rep *Report) ([]*Source, e
 			out = append(out, s)
 		}
 	}
+	ewld := filepath.Join(data, "ewld")
+	if _, err := os.Stat(ewld); err == nil {
+		songs, err := ReadEWLDIndex(filepath.Join(ewld, "metadata.csv"))
+		if err != nil {
+			return nil, err
+		}
+		for _, song := range songs {
+			id := "ewld/" + strings.TrimSuffix(song.File, ".mid")
+			if only != nil && !only(id) {
+				continue
+			}
+			rep.SourcesAll["ewld"]++
+			s, c, err := LoadEWLD(ewld, song)
+			if err != nil {
+				if errors.Is(err, ErrSkip) {
+					rep.Skipped[reason(err)]++
+					continue
+				}
+				return nil, err
+			}
+			rep.EWLDNotesMatched += c.Matched
+			rep.EWLDNotes += max(c.MIDI, c.Score)
+			rep.EWLDChords += c.Chords
+			rep.EWLDChordTones += c.ChordTones
+			rep.EWLDBeatNotes += c.BeatNotes
+			out = append(out, s)
+		}
+	}
 	return out, nil
 }
 
@@ -164,6 +217,12 @@ func LoadSources(data string, only func(string) bool, rep *Report) ([]*Source, e
 func reason(err error) string {
 	s := err.Error()
 	switch {
+	case strings.Contains(s, "ewld") && strings.Contains(s, "line up with the score"):
+		return "ewld: the MIDI melody does not line up with the score (D.C./D.S., verses, edits)"
+	case strings.Contains(s, "ewld") && strings.Contains(s, "has no grooves"):
+		return "ewld: meter without grooves (12/8, 6/4, 3/2)"
+	case strings.Contains(s, "ewld") && strings.Contains(s, "meter"):
+		return "ewld: meter changes"
 	case strings.Contains(s, "line up"):
 		return "nottingham: ABC chords do not line up with the MIDI chord track"
 	case strings.Contains(s, "meter changes"):
@@ -185,13 +244,13 @@ func reason(err error) string {
 
 // buildKey hashes the generator, the catalogue, the mma version and the
 // inputs' names, sizes and modification times.
-func buildKey(data, mmaVersion string, only func(string) bool) (string, error) {
+func buildKey(data, mmaVersion string, only func(string) bool, mmaDrums bool) (string, error) {
 	h := sha256.New()
-	fmt.Fprintln(h, Version, mmaVersion)
+	fmt.Fprintln(h, Version, mmaVersion, mmaDrums)
 	for _, g := range catalogue {
 		fmt.Fprintf(h, "%+v\n", g)
 	}
-	for _, c := range []string{"pop909", "nottingham"} {
+	for _, c := range []string{"pop909", "nottingham", "ewld", "groove"} {
 		root := filepath.Join(data, c)
 		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 			if err != nil {
@@ -259,9 +318,13 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if o.PerNottingham <= 0 {
 		o.PerNottingham = 3
 	}
+	if o.PerEWLD <= 0 {
+		o.PerEWLD = 4
+	}
 	rep := &Report{Version: Version, MMA: mmaVersion(ctx, bin), BySource: map[string]int{}, ByFamily: map[string]int{},
-		ByGroove: map[string]int{}, Sources: map[string]int{}, SourcesAll: map[string]int{}, Skipped: map[string]int{}}
-	key, err := buildKey(o.Data, rep.MMA, o.Only)
+		ByGroove: map[string]int{}, Sources: map[string]int{}, SourcesAll: map[string]int{}, Skipped: map[string]int{},
+		MMADrumsKept: map[string]int{}}
+	key, err := buildKey(o.Data, rep.MMA, o.Only, o.MMADrums)
 	if err != nil {
 		return nil, fmt.Errorf("arrange: inputs: %w", err)
 	}
@@ -277,11 +340,25 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	var lib *DrumLibrary
+	if groove := filepath.Join(o.Data, "groove"); !o.MMADrums {
+		if _, err := os.Stat(groove); err == nil {
+			if lib, err = ReadDrumLibrary(groove); err != nil {
+				return nil, err
+			}
+			rep.DrumLibrary = fmt.Sprintf("%d beats, %d fills; left out %v; %d hits off the kit's map", len(lib.Beats),
+				len(lib.Fills), lib.Skipped, lib.Unmapped)
+		}
+	}
 	var jobs []job
+	uses, beatUses := map[string]int{}, map[string]int{} // beats and fills; beats
 	for _, s := range sources {
 		n := o.PerPOP909
-		if s.Corpus == "nottingham" {
+		switch s.Corpus {
+		case "nottingham":
 			n = o.PerNottingham
+		case "ewld":
+			n = o.PerEWLD
 		}
 		vs := Choose(s, n)
 		if len(vs) == 0 {
@@ -290,7 +367,22 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 		rep.Sources[s.Corpus]++
 		for _, v := range vs {
+			if lib != nil {
+				plan, why := lib.Plan(s, v, uses)
+				if plan == nil {
+					rep.MMADrumsKept[why]++
+				} else {
+					v.Drums = plan
+					beatUses[plan.Beat.File]++
+				}
+			}
 			jobs = append(jobs, job{s, v})
+		}
+	}
+	for f, n := range beatUses {
+		rep.DrumBeats++
+		if n > rep.DrumMaxUses || (n == rep.DrumMaxUses && f < rep.DrumMostUsed) {
+			rep.DrumMaxUses, rep.DrumMostUsed = n, f
 		}
 	}
 
@@ -299,7 +391,8 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if err := os.RemoveAll(partial); err != nil {
 		return nil, fmt.Errorf("arrange: %w", err)
 	}
-	for _, d := range []string{scratch, filepath.Join(partial, "pop909"), filepath.Join(partial, "nottingham")} {
+	for _, d := range []string{scratch, filepath.Join(partial, "pop909"), filepath.Join(partial, "nottingham"),
+		filepath.Join(partial, "ewld")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("arrange: %w", err)
 		}
@@ -351,6 +444,10 @@ feed:
 		rep.ByGroove[r.v.Groove.Tag]++
 		if r.v.KeepPiano {
 			rep.PianoKept++
+		}
+		if r.v.Drums != nil {
+			rep.HumanDrums++
+			rep.Fills += r.fills
 		}
 		rep.Bars += r.bars
 		rep.BarsNoDrums += r.noDrums
@@ -418,6 +515,13 @@ func makePiece(ctx context.Context, bin, scratch, out string, j job) piece {
 	if err != nil {
 		p.err = err
 		return p
+	}
+	if j.v.Drums != nil {
+		notes, fills := j.v.Drums.Lay(j.src)
+		sc.Tracks = slices.DeleteFunc(sc.Tracks, func(t midi.Track) bool { return t.IsDrum })
+		sc.Tracks = append(sc.Tracks, midi.Track{Name: "Drums", Channel: 9, IsDrum: true, Notes: notes})
+		sc.ComputeSeconds()
+		p.fills = fills
 	}
 	p.info = info
 	dir := filepath.Join(out, j.src.Corpus)

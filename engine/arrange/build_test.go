@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -105,9 +106,10 @@ func TestLoadNottinghamFake(t *testing.T) {
 	}
 }
 
-// fakeCorpus makes a data folder with one POP909-like song and one
-// Nottingham-like jig.
-func fakeCorpus(t *testing.T) string {
+// fakeCorpus makes a data folder with one POP909-like song, one
+// Nottingham-like jig and one EWLD-like lead sheet (and, with groove, a
+// Groove MIDI-like folder).
+func fakeCorpus(t *testing.T, groove bool) string {
 	t.Helper()
 	root := t.TempDir()
 	pop := filepath.Join(root, "pop909")
@@ -115,17 +117,83 @@ func fakeCorpus(t *testing.T) string {
 	os.WriteFile(filepath.Join(pop, "index.csv"), []byte(
 		"song_id,name,artist,modify_times,num_beats_per_measure,num_quavers_per_beat\n001,Fake Song,Nobody,1,2,2\n"), 0o644)
 	writeFakeNottingham(t, filepath.Join(root, "nottingham"))
+	writeFakeEWLD(t, filepath.Join(root, "ewld"))
+	if groove {
+		writeFakeGroove(t, filepath.Join(root, "groove"))
+	}
 	return root
+}
+
+// fakeBeatVelocity is the velocity of hit i of bar b of the fake
+// performances: distinct enough to trace a piece's drums back to them.
+func fakeBeatVelocity(b, i int) uint8 { return uint8(20 + (7*b+3*i)%100) }
+
+// writeFakeGroove writes a Groove MIDI-like folder: 8-bar 4/4 beats of
+// many styles at 120 and 150 bpm on the TD-11 map (kick and snare on the
+// beats, closed hi-hat edge, note 22, on the eighths 7 ticks late), and
+// one-bar fills of toms ending on a crash (edge, note 55).
+func writeFakeGroove(t *testing.T, root string) {
+	t.Helper()
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const q = 480
+	var meta strings.Builder
+	meta.WriteString("file,title,artist,style,instruments,licence,source_path,bpm,beat_type,time_signature,duration_s,split,session\n")
+	n := 0
+	for _, style := range []string{"rock", "pop", "funk", "latin", "jazz", "country", "soul", "gospel", "dance", "reggae", "neworleans/secondline"} {
+		for _, bpm := range []int{120, 150} {
+			n++
+			var beat, fill midi.Track
+			beat.Channel, beat.IsDrum, fill.Channel, fill.IsDrum = 9, true, 9, true
+			for b := 0; b < 8; b++ {
+				for i := 0; i < 8; i++ {
+					tick := int64(b*4*q + i*q/2)
+					p := uint8(22)
+					switch {
+					case i%4 == 0:
+						p = 36
+					case i%4 == 2:
+						p = 38
+					default:
+						tick += 7
+					}
+					beat.Notes = append(beat.Notes, midi.Note{Tick: tick, Dur: 60, Pitch: p, Velocity: fakeBeatVelocity(b, i)})
+				}
+			}
+			for i := 0; i < 16; i++ {
+				fill.Notes = append(fill.Notes, midi.Note{Tick: int64(i * q / 4), Dur: 60, Pitch: 48, Velocity: 100})
+			}
+			fill.Notes = append(fill.Notes, midi.Note{Tick: 4 * q, Dur: 240, Pitch: 55, Velocity: 120})
+			name := strings.ReplaceAll(style, "/", "-")
+			for _, f := range []struct {
+				kind string
+				tr   midi.Track
+			}{{"beat", beat}, {"fill", fill}} {
+				file := fmt.Sprintf("drummer%d_session1_%d_%s_%d_%s_4-4.mid", n%3+1, n, name, bpm, f.kind)
+				sc := &midi.Score{TicksPerBeat: q, Tempos: []midi.TempoChange{{Tick: 0, MicrosPerBeat: 60000000 / bpm}},
+					Meters: []midi.MeterChange{{Tick: 0, Num: 4, Den: 4}}, Tracks: []midi.Track{f.tr}}
+				if err := midi.WriteFile(filepath.Join(root, file), sc); err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(&meta, "%s,x,drummer%d,%s,drum kit,CC-BY-4.0,x,%d,%s,4-4,20,train,s\n", file, n%3+1, style, bpm, f.kind)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "metadata.csv"), []byte(meta.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestBuildIsDeterministic runs the whole build twice on the fake corpus,
 // with one and with two mma processes, and wants byte-identical files; it
-// also checks every piece against its source.
+// also checks every piece against its source, and the human drums laid
+// under the pieces against the performances they come from.
 func TestBuildIsDeterministic(t *testing.T) {
 	if _, err := LookMMA(""); err != nil {
 		t.Skipf("%v; skipping", err)
 	}
-	data := fakeCorpus(t)
+	data := fakeCorpus(t, true)
 	out1, out2 := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	rep1, err := Build(context.Background(), Options{Data: data, Out: out1, Jobs: 1})
 	if err != nil {
@@ -138,9 +206,18 @@ func TestBuildIsDeterministic(t *testing.T) {
 	if len(rep1.Failed) > 0 {
 		t.Fatalf("failed: %v", rep1.Failed)
 	}
-	// The fake song at 150 bpm gets 4 grooves, the jig 3.
-	if rep1.Pieces != 7 || rep1.BySource["pop909"] != 4 || rep1.BySource["nottingham"] != 3 || rep1.PianoKept != 1 {
+	// The fake song at 150 bpm gets 4 grooves, the jig 3, the lead sheet
+	// 4. The jig (6/8 at 120) finds no drummer: only 4/4 beats; the song
+	// and the lead sheet find one under every groove the fake styles
+	// cover.
+	if rep1.Pieces != 11 || rep1.BySource["pop909"] != 4 || rep1.BySource["nottingham"] != 3 || rep1.BySource["ewld"] != 4 ||
+		rep1.PianoKept != 1 {
 		t.Fatalf("report %+v", rep1)
+	}
+	if rep1.HumanDrums < 6 || rep1.HumanDrums > 8 || rep1.MMADrumsKept == nil || rep1.Fills == 0 ||
+		rep1.EWLDNotesMatched != 9 || rep1.EWLDChords != 8 {
+		t.Fatalf("human drums %d (kept MMA's: %v), fills %d; lead sheet notes %d, chords %d", rep1.HumanDrums,
+			rep1.MMADrumsKept, rep1.Fills, rep1.EWLDNotesMatched, rep1.EWLDChords)
 	}
 	if rep1.BarsNoDrums != 0 || rep1.TempoMismatch != 0 || rep1.MeterMismatch != 0 || rep1.MaxPrograms > 4 {
 		t.Fatalf("checks: %+v", rep1)
@@ -166,15 +243,15 @@ func TestBuildIsDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if files != 2*7+1 {
-		t.Fatalf("%d files, want 7 MIDI + 7 sidecars + report.json", files)
+	if files != 2*11+1 {
+		t.Fatalf("%d files, want 11 MIDI + 11 sidecars + report.json", files)
 	}
 	if rep2.Key != rep1.Key {
 		t.Fatalf("build keys differ")
 	}
 	// A second build into the same folder reuses it.
 	rep3, err := Build(context.Background(), Options{Data: data, Out: out1, Jobs: 2})
-	if err != nil || !rep3.Reused || rep3.Pieces != 7 {
+	if err != nil || !rep3.Reused || rep3.Pieces != 11 {
 		t.Fatalf("rebuild: %v %+v", err, rep3)
 	}
 	if _, err := os.Stat(out1 + ".partial"); !os.IsNotExist(err) {
@@ -220,5 +297,54 @@ func TestBuildIsDeterministic(t *testing.T) {
 		if k := midi.EstimateKey(sc); math.IsNaN(k.Confidence) {
 			t.Fatalf("%s: key %v", p, k)
 		}
+	}
+
+	// Every piece whose sidecar names human drums plays only the fake
+	// performances' hits, on General MIDI drums (the hi-hat edge 22 as 42,
+	// the tom 48 as 50, the crash edge 55 as 49), with their velocities;
+	// each bar after the pickup has drums.
+	human := 0
+	vels := map[uint8]bool{100: true, 120: true}
+	for b := 0; b < 8; b++ {
+		for i := 0; i < 8; i++ {
+			vels[fakeBeatVelocity(b, i)] = true
+		}
+	}
+	sides, _ := filepath.Glob(filepath.Join(out1, "*", "*.json"))
+	for _, sp := range sides {
+		var side Sidecar
+		b, _ := os.ReadFile(sp)
+		if err := json.Unmarshal(b, &side); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(side.Drums, "human: ") {
+			continue
+		}
+		human++
+		if !slices.Contains(side.Tags, "human drums") || !strings.Contains(side.Licence, "CC BY 4.0") {
+			t.Fatalf("%s: sidecar %+v", sp, side)
+		}
+		sc, err := midi.ReadFile(strings.TrimSuffix(sp, ".json") + ".mid")
+		if err != nil {
+			t.Fatal(err)
+		}
+		drums := 0
+		for _, tr := range sc.Tracks {
+			if !tr.IsDrum {
+				continue
+			}
+			drums++
+			for _, n := range tr.Notes {
+				if !slices.Contains([]uint8{36, 38, 42, 50, 49}, n.Pitch) || !vels[n.Velocity] {
+					t.Fatalf("%s: drum note %+v is not the performances'", sp, n)
+				}
+			}
+		}
+		if drums != 1 {
+			t.Fatalf("%s: %d drum tracks", sp, drums)
+		}
+	}
+	if human != rep1.HumanDrums {
+		t.Fatalf("%d sidecars name human drums, the report %d", human, rep1.HumanDrums)
 	}
 }

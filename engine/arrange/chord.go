@@ -8,8 +8,8 @@ import (
 // Quality is a chord's type: the intervals above its root.
 type Quality int
 
-// The chord qualities the corpora use (POP909's chord_midi.txt and the
-// Nottingham ABC symbols).
+// The chord qualities the corpora use (POP909's chord_midi.txt, the
+// Nottingham ABC symbols and the lead sheets' MusicXML kinds).
 const (
 	Major Quality = iota
 	Minor
@@ -28,6 +28,14 @@ const (
 	Minor6
 	MinorMajor7
 	Dominant7Flat9
+	// Lead sheets' (MusicXML) chords besides.
+	Dominant9
+	Major9
+	Minor9
+	Dominant13
+	Dominant7Sharp9
+	Dominant7Flat5
+	Power // root and fifth
 	numQualities
 )
 
@@ -56,6 +64,13 @@ var qualityInfo = [numQualities]struct {
 	Minor6:          {[]int{0, 3, 7, 9}, "m6", "min6"},
 	MinorMajor7:     {[]int{0, 3, 7, 11}, "mM7", "minmaj7"},
 	Dominant7Flat9:  {[]int{0, 4, 7, 10, 13}, "7b9", "7b9"},
+	Dominant9:       {[]int{0, 4, 7, 10, 14}, "9", "9"},
+	Major9:          {[]int{0, 4, 7, 11, 14}, "M9", "maj9"},
+	Minor9:          {[]int{0, 3, 7, 10, 14}, "m9", "min9"},
+	Dominant13:      {[]int{0, 4, 7, 10, 14, 21}, "13", "13"},
+	Dominant7Sharp9: {[]int{0, 4, 7, 10, 15}, "7#9", "7#9"},
+	Dominant7Flat5:  {[]int{0, 4, 6, 10}, "7b5", "7b5"},
+	Power:           {[]int{0, 7}, "5", "5"},
 }
 
 // Chord is a chord symbol: a root pitch class (0 = C … 11 = B), a quality

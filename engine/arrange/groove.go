@@ -1,11 +1,13 @@
 package arrange
 
 import (
-	"github.com/amtstudio/amt/engine/token"
 	"hash/fnv"
 	"math"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/amtstudio/amt/engine/token"
 )
 
 // Families are the genre families of the GENRE attribute, in token order;
@@ -83,9 +85,11 @@ func (g Groove) Fits(s *Source) bool {
 	return false
 }
 
+// The lead sheets (EWLD) take the grooves of both corpora; their genre
+// tags choose among them (Source.Families).
 var (
-	popOnly   = []string{"pop909"}
-	notOnly   = []string{"nottingham"}
+	popOnly   = []string{"pop909", "ewld"}
+	notOnly   = []string{"nottingham", "ewld"}
 	bothCorps []string
 )
 
@@ -304,6 +308,8 @@ type Variant struct {
 	Groove    Groove
 	KeepPiano bool   // keep the source's piano part; the groove keeps only bass and drums
 	Seed      uint64 // MMA's RndSeed and the lead-instrument choice
+	// Drums, when set, is the human drumming that replaces MMA's drums.
+	Drums *DrumPlan
 }
 
 // Name returns the output file stem: "001-bossanova", "001-bossanova-piano".
@@ -316,15 +322,25 @@ func (v Variant) Name(s *Source) string {
 }
 
 // Choose picks up to n grooves for a source, deterministically (a hash of
-// the source id and the groove): the grooves that fit it are ordered by
+// the source id and the groove): the grooves that fit it (of the source's
+// Families when one of those fits) are ordered by
 // hash, then taken so that the families differ as long as unused families
 // remain, and a groove is never taken twice (in either tempo ratio). When
 // the source has a piano part, the variant at position hash%n keeps it.
 func Choose(s *Source, n int) []Variant {
 	var fit []Groove
 	for _, g := range catalogue {
-		if g.Fits(s) {
+		if g.Fits(s) && (s.Families == nil || slices.Contains(s.Families, g.Family)) {
 			fit = append(fit, g)
+		}
+	}
+	if len(fit) == 0 && s.Families != nil {
+		// No groove of the tagged families at the source's tempo: any
+		// family rather than none.
+		for _, g := range catalogue {
+			if g.Fits(s) {
+				fit = append(fit, g)
+			}
 		}
 	}
 	key := func(g Groove) uint64 { return hash64(s.ID, g.Tag, g.Name) }

@@ -253,9 +253,12 @@ func LoadNottingham(midPath string, books map[string]map[int]*ABCTune) (*Source,
 			stem, check.Matched, check.ABC, check.MIDI, 100*check.Share(), 100*MinChordMatch)
 	}
 	src.Bars = int(ceilDiv(lastEnd, barTicks))
+	offset := 0.0
 	if bestTL.Pickup > 0 {
 		src.Pickup = 1
+		offset = barQ - bestTL.Pickup
 	}
+	src.Sections = abcSections(tune.Measures, bestTL.Order, offset, barQ, src.Pickup, src.Bars)
 	out := &midi.Score{TicksPerBeat: sc.TicksPerBeat, Meters: []midi.MeterChange{{Tick: 0, Num: m.Num, Den: m.Den}},
 		EndTick: src.EndTick()}
 	out.Tempos = shiftTempos(sc, 0)
@@ -280,4 +283,30 @@ func LoadNottingham(midPath string, books map[string]map[int]*ABCTune) (*Source,
 		return nil, check, skipf("nottingham %s: no chords", stem)
 	}
 	return src, check, nil
+}
+
+// abcSections returns the bars of the MIDI grid (the measures ms played in
+// order, placed offset quarter notes in) where a section starts: after a
+// jump in the play order (a repeat played again, the next part), after a
+// double bar line or a repeat sign, at a |: or where the part changes.
+// Only boundaries on a bar line between the first downbeat and the last
+// bar count; nil when there are none.
+func abcSections(ms []ABCMeasure, order []int, offset, barQ float64, first, bars int) []int {
+	var out []int
+	pos := 0.0
+	for k, i := range order {
+		if k > 0 {
+			prev := order[k-1]
+			m, pm := ms[i], ms[prev]
+			if i != prev+1 || pm.SectionEnd || pm.RepeatEnd || m.RepeatStart || m.Part != pm.Part {
+				b := (pos + offset) / barQ
+				r := math.Round(b)
+				if math.Abs(b-r) < 1e-6 && int(r) > first && int(r) < bars && (len(out) == 0 || out[len(out)-1] < int(r)) {
+					out = append(out, int(r))
+				}
+			}
+		}
+		pos += ms[i].Len
+	}
+	return out
 }

@@ -35,7 +35,8 @@ type Source struct {
 	Name   string // file stem of the outputs: "001", "jigs12"
 	Title  string
 	Artist string
-	Kind   string // Nottingham tune type ("jig", "reel", "waltz", …); "" for POP909
+	Kind   string   // Nottingham tune type ("jig", "reel", "waltz", …); "" for POP909
+	Tags   []string // more words for the sidecar's tags (a lead sheet's genre and styles)
 	// Score holds the source's parts in output ticks (TicksPerBeat of the
 	// source), its tempo map (shifted like the notes), and its key
 	// signatures (if any); Meters holds the one meter of the piece at 0.
@@ -47,6 +48,13 @@ type Source struct {
 	Bars     int   // bars in the piece, the pickup included
 	Pickup   int   // leading bars before the first downbeat; the groove is silent in them
 	Chords   []ChordAt
+	// Sections are the bars where a section of the source starts after
+	// the first downbeat (a repeat, a part, a double bar line); nil when
+	// the source marks none (SectionStarts then assumes 8-bar phrases).
+	Sections []int
+	// Families, when set, limits the grooves to these families (a lead
+	// sheet's genre tags).
+	Families []string
 	// Licence names the source corpus's licence for the sidecar.
 	Licence string
 }
