@@ -277,9 +277,10 @@ type Evaluator struct {
 	rsigs      []uint64
 	items      []barItem
 	set        []uint64
-	// Parts: the pitched notes on the grid and those still sounding
-	// (the top line, parts.go).
-	line, sounding []lineItem
+	// Parts: the pitched notes on the grid, bucketed by onset step (the
+	// top line, parts.go).
+	line         []lineItem
+	start, order []int32
 }
 
 var pool = sync.Pool{New: func() any { return new(Evaluator) }}

@@ -128,8 +128,10 @@ func (e *Evaluator) measureBars(m *Metrics, s *midi.Score, lastOn int64) {
 	// Pass 1: onsets, counts, drums, each bar's lowest pitch; pitched
 	// notes' bar, step and length kept for pass 2.
 	e.items = e.items[:0]
+	pt := e.startParts(nbars)
 	for ti := range s.Tracks {
 		tr := &s.Tracks[ti]
+		k := pt.part(m, tr)
 		for ni := range tr.Notes {
 			nt := &tr.Notes[ni]
 			b := barOf(nt.Tick)
@@ -145,12 +147,15 @@ func (e *Evaluator) measureBars(m *Metrics, s *midi.Score, lastOn int64) {
 			}
 			e.barPitched[b*w+int(slot>>6)] |= bit
 			e.barPitchN[b]++
+			if k >= 0 {
+				pt.note(e, k, b, nt, tpb, tr.Program)
+			}
 			e.barLow[b] = min(e.barLow[b], int32(nt.Pitch))
 			off := min(step(min(nt.Tick+nt.Dur, e.barStart[b+1])-start, tpb), slots)
 			e.items = append(e.items, barItem{bar: int32(b), key: uint64(slot)<<40 | uint64(max(off-slot, 0))<<16, pitch: int32(nt.Pitch)})
 		}
 	}
-	e.measureParts(m, s, nbars, barOf)
+	e.measureParts(m, pt)
 	// Pass 2: each bar's pitch+rhythm content as a multiset hash of
 	// (grid step in the bar, length in steps up to the bar's end, pitch
 	// above the bar's lowest).

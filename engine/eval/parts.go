@@ -2,6 +2,8 @@ package eval
 
 import (
 	"math"
+	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/amtstudio/amt/engine/midi"
@@ -47,79 +49,122 @@ type Part struct {
 	Top int `json:"top"`
 }
 
-// measureParts fills m.Parts and m.TopOnsets from the pitched notes; bars
-// are e.barStart's (measureBars has run), nbars of them.
-func (e *Evaluator) measureParts(m *Metrics, s *midi.Score, nbars int, barOf func(int64) int) {
-	idx := map[int]int{} // program → index in m.Parts
-	w := (nbars + 63) / 64
-	var played []uint64 // per part, w words of bar bits
-	tpb := int64(s.TicksPerBeat)
+// partTally collects the parts while measureBars places the notes: each
+// program's index in m.Parts (+1; 0 none) and its bars as bits, w words a
+// part.
+type partTally struct {
+	idx    [128]int16
+	w      int
+	played []uint64
+}
+
+// startParts begins the parts of a piece of nbars bars.
+func (e *Evaluator) startParts(nbars int) *partTally {
 	e.line = e.line[:0]
-	for ti := range s.Tracks {
-		tr := &s.Tracks[ti]
-		if tr.IsDrum || len(tr.Notes) == 0 || tr.Program < 0 || tr.Program > 127 {
+	return &partTally{w: (nbars + 63) / 64}
+}
+
+// part is the index in m.Parts of a pitched track's program (added on its
+// first note), -1 for drums, an empty track or a program outside 0–127.
+func (pt *partTally) part(m *Metrics, tr *midi.Track) int {
+	if tr.IsDrum || len(tr.Notes) == 0 || tr.Program < 0 || tr.Program > 127 {
+		return -1
+	}
+	k := int(pt.idx[tr.Program]) - 1
+	if k < 0 {
+		k = len(m.Parts)
+		pt.idx[tr.Program] = int16(k + 1)
+		m.Parts = append(m.Parts, Part{Program: tr.Program})
+		pt.played = append(pt.played, make([]uint64, pt.w)...)
+	}
+	m.Parts[k].Notes += len(tr.Notes)
+	return k
+}
+
+// note places a note of part k in bar b and on the grid.
+func (pt *partTally) note(e *Evaluator, k, b int, nt *midi.Note, tpb int64, program int) {
+	pt.played[k*pt.w+b>>6] |= 1 << (b & 63)
+	on := step(nt.Tick, tpb)
+	e.line = append(e.line, lineItem{on: on, off: max(step(nt.Tick+nt.Dur, tpb), on+1), pitch: int32(nt.Pitch), program: int32(program)})
+}
+
+// measureParts fills m.Parts' bars and top-line onsets and m.TopOnsets
+// from what measureBars collected.
+func (e *Evaluator) measureParts(m *Metrics, pt *partTally) {
+	w, idx := pt.w, &pt.idx
+	for k := range m.Parts {
+		for _, x := range pt.played[k*w : (k+1)*w] {
+			m.Parts[k].Bars += bits.OnesCount64(x)
+		}
+	}
+	// The top line, onset by onset: the notes bucketed by onset step (a
+	// counting sort: the steps are bounded by MaxSteps and measureGrid
+	// already holds a slice of them).
+	last := int64(-1)
+	for _, it := range e.line {
+		last = max(last, it.on)
+	}
+	e.start = grow32(e.start, int(last)+2)
+	for _, it := range e.line {
+		e.start[it.on+1]++
+	}
+	for i := 1; i < len(e.start); i++ {
+		e.start[i] += e.start[i-1]
+	}
+	e.order = grow32(e.order, len(e.line))
+	fill := e.start[:len(e.start)-1] // advanced as notes are placed, then restored
+	for i, it := range e.line {
+		e.order[fill[it.on]] = int32(i)
+		fill[it.on]++
+	}
+	// ends[p] is the latest offset of an earlier onset's note at pitch p:
+	// a note above the onset's highest still sounds when one of the ends
+	// above it lies past the onset. live marks the pitches whose end may
+	// still lie ahead (a bit found past is cleared: onsets only move on).
+	var ends [128]int64
+	var live [2]uint64
+	from := int32(0)
+	for t := int64(0); t <= last; t++ {
+		to := fill[t] // the end of step t's notes
+		if to == from {
 			continue
 		}
-		k, ok := idx[tr.Program]
-		if !ok {
-			k = len(m.Parts)
-			idx[tr.Program] = k
-			m.Parts = append(m.Parts, Part{Program: tr.Program})
-			played = append(played, make([]uint64, w)...)
-		}
-		for ni := range tr.Notes {
-			nt := &tr.Notes[ni]
-			b := barOf(nt.Tick)
-			if b >= 0 && b < nbars {
-				played[k*w+b>>6] |= 1 << (b & 63)
+		group := e.order[from:to]
+		from = to
+		hi := e.line[group[0]]
+		for _, k := range group[1:] {
+			// Two parts on the same highest pitch: the longer note's, then
+			// the lower program's.
+			if x := e.line[k]; x.pitch > hi.pitch || x.pitch == hi.pitch && (x.off > hi.off || x.off == hi.off && x.program < hi.program) {
+				hi = x
 			}
-			m.Parts[k].Notes++
-			on := step(nt.Tick, tpb)
-			e.line = append(e.line, lineItem{on: on, off: max(step(nt.Tick+nt.Dur, tpb), on+1), pitch: int32(nt.Pitch), program: int32(tr.Program)})
 		}
-	}
-	for k := range m.Parts {
-		for _, x := range played[k*w : (k+1)*w] {
-			m.Parts[k].Bars += popcount64(x)
-		}
-	}
-	// The top line: onsets in time order, the highest first within one.
-	sort.Slice(e.line, func(i, j int) bool {
-		a, b := e.line[i], e.line[j]
-		if a.on != b.on {
-			return a.on < b.on
-		}
-		if a.pitch != b.pitch {
-			return a.pitch > b.pitch
-		}
-		if a.off != b.off {
-			return a.off > b.off
-		}
-		return a.program < b.program
-	})
-	e.sounding = e.sounding[:0] // earlier notes that may still sound
-	for i := 0; i < len(e.line); {
-		j := i
-		for j < len(e.line) && e.line[j].on == e.line[i].on {
-			j++
-		}
-		hi := e.line[i]
 		above := false
-		live := e.sounding[:0]
-		for _, q := range e.sounding {
-			if q.off > hi.on {
-				live = append(live, q)
-				above = above || q.pitch > hi.pitch
+		for w := int(hi.pitch+1) / 64; w < 2 && !above; w++ {
+			cand := live[w]
+			if lo := int(hi.pitch+1) - 64*w; lo > 0 {
+				cand &^= 1<<lo - 1
+			}
+			for ; cand != 0; cand &= cand - 1 {
+				p := 64*w + bits.TrailingZeros64(cand)
+				if ends[p] > t {
+					above = true
+					break
+				}
+				live[w] &^= 1 << (p & 63)
 			}
 		}
-		e.sounding = append(live, e.line[i:j]...)
 		if !above {
 			m.TopOnsets++
-			m.Parts[idx[int(hi.program)]].Top++
+			m.Parts[idx[hi.program]-1].Top++
 		}
-		i = j
+		for _, k := range group {
+			x := e.line[k]
+			ends[x.pitch] = max(ends[x.pitch], x.off)
+			live[x.pitch>>6] |= 1 << (x.pitch & 63)
+		}
 	}
-	sort.Slice(m.Parts, func(i, j int) bool { return m.Parts[i].Program < m.Parts[j].Program })
+	slices.SortFunc(m.Parts, func(a, b Part) int { return a.Program - b.Program })
 }
 
 // lineItem is a pitched note on the grid for the top line: onset and
@@ -127,14 +172,6 @@ func (e *Evaluator) measureParts(m *Metrics, s *midi.Score, nbars int, barOf fun
 type lineItem struct {
 	on, off        int64
 	pitch, program int32
-}
-
-func popcount64(x uint64) int {
-	n := 0
-	for ; x != 0; x &= x - 1 {
-		n++
-	}
-	return n
 }
 
 // PartOf returns the piece's part of program p (false when it plays none).
