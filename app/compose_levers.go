@@ -23,6 +23,8 @@ const (
 	LeverLine      = decoding.LeverLine
 	LeverPickup    = decoding.LeverPickup
 	LeverBuild     = decoding.LeverBuild
+	LeverParts     = decoding.LeverParts
+	LeverLead      = decoding.LeverLead
 	LeversSet      = decoding.LeversSet
 	DefaultLevers  = decoding.DefaultLevers
 

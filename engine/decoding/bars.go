@@ -112,6 +112,8 @@ type Bars struct {
 	// Entry, when set, is the first bar (0-based) each program may play in
 	// (Entries); programs not in it play from the start.
 	Entry map[int]int
+	// parts: the bars each pitched program has played in (PartHold).
+	parts partState
 }
 
 // DefaultMaxInstruments: when a prompt names no instruments, the model
@@ -215,6 +217,7 @@ func (b *Bars) Push(tok uint16) error {
 	case token.KindPitch:
 		if b.prog >= 0 && b.prog < token.DrumProgram {
 			b.line.pitch(x)
+			b.parts.last[b.prog] = x + 1
 		}
 	case token.KindBar:
 		b.line.closeOnset()
@@ -254,6 +257,7 @@ func (b *Bars) Push(tok uint16) error {
 		}
 	case token.KindProgram:
 		b.prog = x
+		b.parts.played(x, b.Grammar.Bars())
 	case token.KindTempo:
 		if b.tempo == 0 {
 			b.tempo = tok

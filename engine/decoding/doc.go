@@ -21,19 +21,23 @@
 //     (entries.go).
 //   - The logit hooks: the key (KeyBias), the previous bar's rhythm
 //     (RhythmBias), a register (register.go), a melodic top line
-//     (line.go), a requested density (density.go), combined by Hooks.
+//     (line.go), a requested density (density.go), every requested part
+//     held to its share of bars and the tune kept on its lead (parts.go),
+//     combined by Hooks.
 //
 // The levers (levers.go: each with what it measured on the two-sample
 // test of issue 24, docs/MODEL.md) are bits of Levers; DefaultLevers is
 // what the window, `amt generate` and eval-model use: canonical (each
 // program's chord in the encoder's order, at most ChordCap notes), vary
 // (restated song sections vary their tune), strains (dance tunes repeat
-// their strains, with the opening), line and pickup. Off by default:
+// their strains, with the opening), line, pickup and parts (every
+// requested instrument plays in most bars). Off by default:
 // lengths, texture and dynamics (drawn from the model's own distribution),
-// critic (candidate selection, app/compose_critic.go) and build (game parts enter
-// in turn). The weights (RegisterWeight, DensityHoldWeight, VarySemitones,
-// MinPickupBars) and the prompt path's sampling defaults (temperature,
-// top-p, key and rhythm bias) are beside them.
+// critic (candidate selection, app/compose_critic.go), build (game parts enter
+// in turn) and lead (the other parts kept under the expected lead's line).
+// The weights (RegisterWeight, DensityHoldWeight, VarySemitones,
+// MinPickupBars, DefaultParts, LeadWeight) and the prompt path's sampling
+// defaults (temperature, top-p, key and rhythm bias) are beside them.
 //
 // A piece's own draws (its upbeat, its strains' opening, its parts'
 // entries) come from its seed (draws.go), so a request decodes the same

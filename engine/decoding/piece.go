@@ -41,7 +41,7 @@ type Piece struct {
 	// Plan is the form the piece follows.
 	Plan Plan
 	// Mask is every logit hook in force (key, rhythm, register, line,
-	// density), in that order.
+	// density, parts), in that order.
 	Mask func([]float32)
 	// Plain, when not nil, says when a token is drawn from the model's own
 	// distribution (LeverLengths, LeverTexture, LeverDynamics).
@@ -103,7 +103,7 @@ func NewPiece(v *token.Vocab, o Options) (*Piece, error) {
 			return g.AfterNote() && levers&LeverTexture != 0
 		}
 	}
-	var reg, line, dens func([]float32)
+	var reg, line, dens, parts, lead func([]float32)
 	if o.Register[1] > 0 {
 		reg = RegisterBias(v, c, o.Register[0], o.Register[1], RegisterWeight, o.Shift)
 	}
@@ -115,6 +115,12 @@ func NewPiece(v *token.Vocab, o Options) (*Piece, error) {
 	if o.Prefix.Density >= 0 {
 		dens = DensityHold(v, c, DensityHoldWeight)
 	}
-	p.Mask = Hooks(KeyBias(v, c, o.Prefix.KeyTonic, o.Prefix.KeyMinor, o.KeyBias), RhythmBias(v, c, o.RhythmBias), reg, line, dens)
+	if levers&LeverParts != 0 {
+		parts = PartHold(v, c, a.Programs, DefaultParts)
+	}
+	if levers&LeverLead != 0 {
+		lead = LeadBias(v, c, Lead(a.Programs), LeadWeight)
+	}
+	p.Mask = Hooks(KeyBias(v, c, o.Prefix.KeyTonic, o.Prefix.KeyMinor, o.KeyBias), RhythmBias(v, c, o.RhythmBias), reg, line, dens, parts, lead)
 	return p, nil
 }
