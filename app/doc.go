@@ -27,11 +27,13 @@
 //   - datasets_*: importing a folder (the staged pipeline into the store),
 //     tokenizing a file, exporting ready training examples.
 //   - train_*: a training run (the job of `amt train` and the Training
-//     screen) and its result.
+//     screen) and its result; a fine-tune from a trained model with its
+//     lineage (train_finetune.go) and the report after it
+//     (train_report.go).
 //   - eval_*: judging music: metrics and adherence of files (eval.go), the
 //     prompt suites (eval_model.go, eval_freetext.go), the two-sample test,
-//     the real corpora's references, piano rolls, two runs compared, WAV
-//     levels.
+//     copying from training pieces (eval_copies.go), the real corpora's
+//     references, piano rolls, two runs compared, WAV levels.
 //   - bench_*: the measurements of `amt bench` and profiling.
 //
 // Shared by all: the Studio (studio.go: the store, projects, settings), the

@@ -14,7 +14,10 @@
 //     estimates, overlap area and KL divergence: set.go);
 //   - prompt adherence of a piece to requested token.Attributes (the
 //     MidiCaps TB/TBT/CK/CKD scores, meter, instruments, drums as the share
-//     of bars with drums, length and their mean, ASA: adherence.go).
+//     of bars with drums, length and their mean, ASA: adherence.go);
+//   - copying: the longest run of bars a piece repeats from one indexed
+//     training piece, pitched onsets on the grid at any one transposition
+//     (copying.go, issue 34).
 //
 // Definitions (the grid, the bars, every convention) are written next to
 // each metric; tests check each on scores built by hand with the arithmetic
