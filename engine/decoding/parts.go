@@ -66,17 +66,27 @@ func (s *partState) played(p, bar int) {
 // behind until it plays in bar n, and its Program token gains min(Weight·d,
 // Cap) wherever the grammar allows it (a new onset, or joining the open
 // one after a lower program's notes). A part that plays in bar n is not
-// raised again in it. nil when w.Weight ≤ 0 or no pitched program is
-// requested.
-func PartHold(v *token.Vocab, b *Bars, programs []int, w PartWeights) func([]float32) {
-	if w.Weight <= 0 || w.Share <= 0 {
+// raised again in it. shares, when it names a program, replaces w.Share
+// for it (the words ask less of it: "a cello solo with a little piano";
+// 0: the part is left to the model). nil when w.Weight ≤ 0 or no pitched
+// part is held.
+func PartHold(v *token.Vocab, b *Bars, programs []int, w PartWeights, shares map[int]float64) func([]float32) {
+	if w.Weight <= 0 {
 		return nil
 	}
 	var parts []int
+	var share [token.DrumProgram]float64
 	seen := [token.DrumProgram]bool{}
 	for _, p := range programs {
-		if p >= 0 && p < token.DrumProgram && !seen[p] {
-			seen[p] = true
+		if p < 0 || p >= token.DrumProgram || seen[p] {
+			continue
+		}
+		seen[p] = true
+		share[p] = w.Share
+		if s, ok := shares[p]; ok {
+			share[p] = min(max(s, 0), 1)
+		}
+		if share[p] > 0 {
 			parts = append(parts, p)
 		}
 	}
@@ -103,7 +113,7 @@ func PartHold(v *token.Vocab, b *Bars, programs []int, w PartWeights) func([]flo
 			if bar < from {
 				continue
 			}
-			d := w.Share*float64(bar-from+1) - float64(b.parts.bars[p])
+			d := share[p]*float64(bar-from+1) - float64(b.parts.bars[p])
 			if d <= 0 {
 				continue
 			}

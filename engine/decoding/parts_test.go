@@ -17,13 +17,13 @@ func TestPartHold(t *testing.T) {
 		w     PartWeights
 		progs []int
 	}{{PartWeights{Share: 0.75}, []int{0}}, {w, nil}, {w, []int{token.DrumProgram}}} {
-		if PartHold(v, NewBars(v, v.NewGrammar(), 4), c.progs, c.w) != nil {
+		if PartHold(v, NewBars(v, v.NewGrammar(), 4), c.progs, c.w, nil) != nil {
 			t.Errorf("%+v, programs %v: want no hook", c.w, c.progs)
 		}
 	}
 	c := NewBars(v, v.NewGrammar(), 8)
 	push := pusher(t, c)
-	hook := PartHold(v, c, []int{42, 0, 40, 0}, w)
+	hook := PartHold(v, c, []int{42, 0, 40, 0}, w, nil)
 	prog0 := int(first(v, token.KindProgram))
 	// check runs the hook on zero logits and compares the three parts'
 	// Program tokens (and an unrequested one) with what they should gain.
@@ -79,13 +79,25 @@ func TestPartHold(t *testing.T) {
 	c.Pickup = 3
 	c.Entry = map[int]int{42: 2}
 	push = pusher(t, c)
-	hook = PartHold(v, c, []int{0, 42}, w)
+	hook = PartHold(v, c, []int{0, 42}, w, nil)
 	push("BOS", "INSTRUMENT_0", "INSTRUMENT_42", "SEP", "Bar", "TimeSig_4/4", "Tempo_120-125")
 	check("the upbeat", 0, 0, 0)
 	push("Bar")
 	check("bar 2, the first of the piano", 1.5, 0, 0)
 	push("Bar")
 	check("bar 3, the cello's first", 3, 0, 1.5)
+
+	// Shares the words ask: the piano a quarter of the bars (behind 0.25
+	// in bar 1: 0.5 logits), the violin none (left to the model), the
+	// cello held as the weights say.
+	c = NewBars(v, v.NewGrammar(), 8)
+	push = pusher(t, c)
+	hook = PartHold(v, c, []int{0, 40, 42}, w, map[int]float64{0: 0.25, 40: 0})
+	push("BOS", "INSTRUMENT_0", "INSTRUMENT_40", "INSTRUMENT_42", "SEP", "Bar", "TimeSig_4/4", "Tempo_120-125")
+	check("bar 1 with shares", 0.5, 0, 1.5)
+	if PartHold(v, c, []int{40}, w, map[int]float64{40: 0}) != nil {
+		t.Error("no part held: want no hook")
+	}
 }
 
 // Lead: the instrument a listener expects to carry the tune.

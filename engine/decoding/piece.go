@@ -27,6 +27,12 @@ type Options struct {
 	// Register is the pitch range the pitched parts are pulled into
 	// (RegisterBias); 0 0: none.
 	Register [2]int
+	// PartShare is the share of bars the words ask of a requested program
+	// when they ask less than a part (LeverParts holds the others to
+	// DefaultParts.Share; 0: left to the model). Nothing sets it yet: the
+	// words that would ("a little piano", "the strings enter at bar 9")
+	// are not read (docs/MODEL.md, "Parts").
+	PartShare map[int]float64
 }
 
 // Piece is the decoding of one piece: the constraint the sampler follows
@@ -116,7 +122,7 @@ func NewPiece(v *token.Vocab, o Options) (*Piece, error) {
 		dens = DensityHold(v, c, DensityHoldWeight)
 	}
 	if levers&LeverParts != 0 {
-		parts = PartHold(v, c, a.Programs, DefaultParts)
+		parts = PartHold(v, c, a.Programs, DefaultParts, o.PartShare)
 	}
 	if levers&LeverLead != 0 {
 		lead = LeadBias(v, c, Lead(a.Programs), LeadWeight)
