@@ -7,6 +7,7 @@
 //	                            [--device auto|cpu|cuda] [--precision bf16|tf32|fp32] [--loader-workers N] [--prefetch N]
 //	go run ./scripts/trainmodel --export FROM --to assets/model
 //	go run ./scripts/trainmodel --data DIR --card [--source-weight …] [--flat-velocity …]
+//	go run ./scripts/trainmodel --data DIR --heldout MODEL[,MODEL…] [--split-seed S] [--key-labels …] [--key-frame …]
 //
 // DIR is walked for NAME.bin/NAME.idx shard pairs (several dataset exports
 // side by side). Each logged step goes to OUT/log.jsonl as a JSON line.
@@ -22,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/amtstudio/amt/engine/train"
@@ -51,6 +53,8 @@ func main() {
 	sourceWeights := flag.String("source-weight", "", "sampling weight of the pieces of a source (the folder of its shards under --data): NAME=W[,NAME=W…], e.g. arranged=0.25; others 1 (condition.Options.SourceWeight)")
 	sourceShares := flag.String("source-share", "", "the mixture as shares of the examples: NAME=SHARE[,NAME=SHARE…] (0.3 or 30%); sources not named share what is left in their natural proportions; the source weights are derived from the data (condition.WeightsForShares; not with --source-weight)")
 	flatVelocity := flag.String("flat-velocity", "", "sources whose velocities come from notation, not players: NAME[,NAME…]; their Velocity targets are left out of the loss (condition.Options.FlatVelocity)")
+	heldout := flag.String("heldout", "", "score these model folders (MODEL[,MODEL…]) on the held-out pieces of --data, source by source (the split of --split-seed; the examples of --key-labels, --key-frame, --flat-velocity, --batch, --context), print the table and exit")
+	heldoutBatches := flag.Int("heldout-batches", 8, "batches a source for --heldout")
 	card := flag.Bool("card", false, "print the mixture the run would see (each source's pieces, tokens, held-out pieces, weight and share of the examples, the human-made share) as docs/DATA.md's table, then exit")
 	parts := flag.String("parts", "", "issue 33's example options: real (a window lists only programs playing a part: half its bars, 1 note per 2 bars), roles (re-voicing keeps each part's role), or both joined by a comma; default neither (condition.Options.RealParts, RevoiceRoles)")
 	keyFrame := flag.String("key-frame", "absolute", "pitch frame of the examples: absolute (every key, KEY names tonic and mode) or tonic (every window moved to C major or A minor, KEY names the mode; condition.Options.TonicFrame)")
@@ -66,8 +70,8 @@ func main() {
 		}
 		return
 	}
-	if *data == "" || (*out == "" && !*card) {
-		fmt.Fprintln(os.Stderr, "trainmodel: --data and --out are required (--card needs --data only)")
+	if *data == "" || (*out == "" && !*card && *heldout == "") {
+		fmt.Fprintln(os.Stderr, "trainmodel: --data and --out are required (--card and --heldout need --data only)")
 		os.Exit(2)
 	}
 	co := condition.DefaultOptions()
@@ -91,6 +95,13 @@ func main() {
 			split = *seed
 		}
 		if err := printCard(os.Stdout, *data, co, shares, split); err != nil {
+			fmt.Fprintln(os.Stderr, "trainmodel:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *heldout != "" {
+		if err := runHeldOut(os.Stdout, *data, strings.Split(*heldout, ","), co, shares, *splitSeed, *seed, *dev, *precision, *heldoutBatches, *batch, *ctxLen); err != nil {
 			fmt.Fprintln(os.Stderr, "trainmodel:", err)
 			os.Exit(1)
 		}
