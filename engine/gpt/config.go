@@ -66,12 +66,20 @@ var presets = map[string]Config{
 	"tiny": {NLayer: 2, NHead: 2, NEmbd: 32, NPositions: 128},
 	// small: ≈3.6 M parameters with a vocabulary of ~600: the CPU default.
 	"small": {NLayer: 4, NHead: 4, NEmbd: 256, NPositions: 1024},
+	// medium: small with 6 layers, ≈5.3 M parameters: the largest shape
+	// whose 16 bars stay within the 1.5 s budget of a whole `amt generate`
+	// on the 2-core CPU (1.35 s a piece against small's 0.82 s; 8 layers or
+	// width 384 take 2.2 s and more: docs/BENCHMARKS.md, "The next default
+	// model's size"). Head size 64, as the GPU's tensor-core attention
+	// takes; small's weights start it with two identity layers
+	// (scripts/gpu/grow_model.py).
+	"medium": {NLayer: 6, NHead: 4, NEmbd: 256, NPositions: 1024},
 	// base: ≈26 M parameters: for GPUs.
 	"base": {NLayer: 8, NHead: 8, NEmbd: 512, NPositions: 1024},
 }
 
 // PresetNames lists the presets, smallest first.
-func PresetNames() []string { return []string{"tiny", "small", "base"} }
+func PresetNames() []string { return []string{"tiny", "small", "medium", "base"} }
 
 // Preset returns a named configuration for a vocabulary of vocab tokens.
 func Preset(name string, vocab int) (Config, error) {
