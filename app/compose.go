@@ -33,6 +33,9 @@ type Model struct {
 	Net   *gpt.Model
 	Vocab *token.Vocab
 	be    nn.Backend
+	// fineTuned: the folder holds a finished fine-tune (lineage.json), which
+	// decodes with FineTuneLevers unless a request names its levers.
+	fineTuned bool
 	// Exact turns compact decoding off: samplers step with the float32
 	// weights and cache instead of gpt.Compact's int8 weights and
 	// half-precision cache (3× slower or more on a CPU; docs/MODEL.md,
@@ -119,7 +122,18 @@ func LoadModel(dir string) (*Model, error) {
 		be.Close()
 		return nil, fmt.Errorf("model %s: model vocabulary %d differs from vocab.json's %d", dir, m.Config.VocabSize, v.Size())
 	}
-	return &Model{Dir: dir, Net: m, Vocab: v, be: be}, nil
+	return &Model{Dir: dir, Net: m, Vocab: v, be: be, fineTuned: IsFineTune(dir)}, nil
+}
+
+// levers resolves a request's decoding levers against the model: unset,
+// a finished fine-tune decodes with FineTuneLevers (the default levers
+// steer toward the default model's corpora: app/train_finetune.go says
+// what they cost a tuned model), other models with DefaultLevers.
+func (m *Model) levers(l Levers) Levers {
+	if l&LeversSet != 0 || m == nil || !m.fineTuned {
+		return l
+	}
+	return FineTuneLevers | LeversSet
 }
 
 // Close frees the backend.

@@ -165,6 +165,7 @@ func GenerateFromPrompt(ctx context.Context, m *Model, req PromptRequest) (*Prom
 		return nil, ErrNoModel
 	}
 	req = req.resolved(u)
+	req.Levers = m.levers(req.Levers) // a fine-tuned model's own default (compose.go)
 	// A form that does not fit the piece's length (--form AABA with 4
 	// bars) is the request's mistake: said before any sampling.
 	if req.Form != "" && req.Form != "auto" {

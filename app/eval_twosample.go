@@ -567,6 +567,7 @@ func TwoSample(ctx context.Context, m *Model, o TwoSampleOptions, progress func(
 		return nil, err
 	}
 	req := o.Request
+	req.Levers = m.levers(req.Levers) // as GenerateFromPrompt resolves them, for the report's name
 	rep := &TwoSampleReport{Kind: "two-sample", Model: m.Dir, Bars: o.Bars, Groups: counts,
 		KeyBias: req.KeyBias, Candidates: max(req.Candidates, 1), Temperature: req.Temperature, TopP: req.TopP, Form: req.Form,
 		Decoding:  DecodingName(req),

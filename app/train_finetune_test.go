@@ -116,6 +116,14 @@ func TestFineTuneFromDefault(t *testing.T) {
 	if gen.Requested.TempoBPM != 120 || gen.Requested.KeyTonic != 2 || gen.Score.NoteCount() == 0 {
 		t.Fatalf("tuned model's piece: %d notes, requested %+v", gen.Score.NoteCount(), gen.Requested)
 	}
+	// A finished fine-tune decodes with its own levers unless asked for others.
+	if gen.Levers != FineTuneLevers|LeversSet {
+		t.Errorf("tuned model decoded with levers %v, want %v", gen.Levers, FineTuneLevers)
+	}
+	asked := DefaultLevers | LeversSet
+	if g2, err := GenerateFromPrompt(context.Background(), m, PromptRequest{Prompt: "a reel in D major, 120 bpm, piano, 4 bars", Seed: 3, Candidates: 1, Levers: asked}); err != nil || g2.Levers != asked {
+		t.Errorf("levers asked %v: decoded with %v (%v)", asked, g2.Levers, err)
+	}
 }
 
 // TestFineTuneRefuses: bad input gets a clear error, the base is left as
