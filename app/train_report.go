@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"github.com/amtstudio/amt/engine/atomicfile"
@@ -217,22 +218,28 @@ func (r *FineTuneReport) judge() {
 	b, a := r.Before, r.After
 	r.Floors = append(r.Floors,
 		judgeFloor("two-sample fall", fmt.Sprintf("two-sample accuracy %.1f%% → %.1f%%: falls by ≥ 10 points", 100*b.Accuracy, 100*a.Accuracy),
-			b.Accuracy-a.Accuracy, ">=", FloorTwoSampleFall, a.Pairs),
+			roundFloor(b.Accuracy-a.Accuracy), ">=", FloorTwoSampleFall, a.Pairs),
 		judgeFloor("held-out loss", fmt.Sprintf("held-out loss %.4f → %.4f: falls", r.ValLossBefore, r.ValLossAfter),
-			r.ValLossBefore-r.ValLossAfter, ">", 0, 1))
+			r.ValLossAfter-r.ValLossBefore, "<", 0, 1))
 	ba, aa := b.Adherence, a.Adherence
 	for _, x := range []struct {
 		name          string
 		before, after float64
 	}{{"TB", float64(ba.TB.Rate), float64(aa.TB.Rate)}, {"CK", float64(ba.CK.Rate), float64(aa.CK.Rate)},
 		{"meter", float64(ba.Meter.Rate), float64(aa.Meter.Rate)}, {"instrument F1", float64(ba.F1), float64(aa.F1)}} {
+		d := roundFloor(x.after - x.before)
 		r.Floors = append(r.Floors, judgeFloor(x.name+" kept", fmt.Sprintf("%s %.1f%% → %.1f%%: within 5 points of the base (or above)", x.name, 100*x.before, 100*x.after),
-			x.after-x.before, ">=", -FloorAdherenceDrop, aa.Pieces))
+			d, ">=", -FloorAdherenceDrop, aa.Pieces))
 	}
 	c := r.CopiesAfter
 	r.Floors = append(r.Floors, judgeFloor("copying", fmt.Sprintf("share of pieces whose longest copied run is ≤ %d bars (longest %d)", MaxCopyRun, c.Longest.Bars),
 		c.AtMost, ">=", CopyFloorShare, c.Measured))
 }
+
+// roundFloor rounds a difference of shares to a millionth before it is
+// judged: 0.95 − 1.0 is −0.0500000000000000044 in floating point, and a
+// fall of 5 points is within 5 points.
+func roundFloor(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 // Save writes the report as JSON (atomically).
 func (r *FineTuneReport) Save(path string) error {

@@ -103,3 +103,37 @@ func TestMeasureCopies(t *testing.T) {
 		t.Fatalf("longest %+v in %q, met %v", r.Longest, r.LongestIn, r.Met())
 	}
 }
+
+// TestFineTuneFloors: the floors of issue 34 judged on figures by hand: a
+// fall of 10 points met and 9.9 not, a loss that falls met, CK 100% →
+// 95% (5 points) met and → 92.5% not, copying at 95% met.
+func TestFineTuneFloors(t *testing.T) {
+	two := func(acc, ck float64) *TwoSampleReport {
+		r := &TwoSampleReport{Accuracy: acc, Pairs: 40}
+		r.Adherence.Pieces = 40
+		r.Adherence.TB.Rate, r.Adherence.CK.Rate, r.Adherence.Meter.Rate, r.Adherence.F1 = 1, eval.Num(ck), 1, 1
+		return r
+	}
+	cases := []struct {
+		name                  string
+		before, after         *TwoSampleReport
+		lossBefore, lossAfter float64
+		atMost                float64
+		want                  map[string]bool
+	}{
+		{"all met", two(1, 1), two(0.9, 0.95), 1.1, 0.46, 0.95,
+			map[string]bool{"two-sample fall": true, "held-out loss": true, "CK kept": true, "copying": true, "TB kept": true}},
+		{"none met", two(0.95, 1), two(0.851, 0.925), 1.1, 1.2, 0.925,
+			map[string]bool{"two-sample fall": false, "held-out loss": false, "CK kept": false, "copying": false, "TB kept": true}},
+	}
+	for _, c := range cases {
+		r := &FineTuneReport{Before: c.before, After: c.after, ValLossBefore: c.lossBefore, ValLossAfter: c.lossAfter,
+			CopiesAfter: &CopyReport{Measured: 40, AtMost: c.atMost}}
+		r.judge()
+		for _, f := range r.Floors {
+			if want, ok := c.want[f.Name]; ok && f.Met != want {
+				t.Errorf("%s: %s met %v (value %v), want %v", c.name, f.Name, f.Met, f.Value, want)
+			}
+		}
+	}
+}
