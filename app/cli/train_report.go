@@ -92,22 +92,23 @@ func writeFineTuneReport(w io.Writer, r *app.FineTuneReport) {
 		fmt.Fprintf(w, "note: %s no longer splits into the held-out pieces of the fine-tune (files added or removed since); copies are looked for in today's training pieces\n", l.Data)
 	}
 	b, a := r.Before, r.After
-	fmt.Fprintf(w, "\n%-46s %14s %14s\n", "", "before (base)", "after (tuned)")
-	fmt.Fprintf(w, "%-46s %14.4f %14.4f\n", "held-out loss (nats a token; lower: the", r.ValLossBefore, r.ValLossAfter)
-	fmt.Fprintf(w, "%-46s\n", "  held-out pieces are less surprising)")
 	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
-	fmt.Fprintf(w, "%-46s %14s %14s\n", "can a classifier tell its music from", pct(b.Accuracy), pct(a.Accuracy))
-	fmt.Fprintf(w, "%-46s\n", fmt.Sprintf("  %d held-out pieces? (50%%: it cannot)", a.Pairs))
-	fmt.Fprintf(w, "%-46s %14s %14s\n", "  logistic regression", pct(b.LR.Accuracy), pct(a.LR.Accuracy))
-	fmt.Fprintf(w, "%-46s %14s %14s\n", "  random forest", pct(b.RF.Accuracy), pct(a.RF.Accuracy))
+	row := func(what, before, after, means string) {
+		fmt.Fprintf(w, "  %-34s %13s %13s   %s\n", what, before, after, means)
+	}
+	fmt.Fprintf(w, "\n  %-34s %13s %13s\n", "", "before (base)", "after (tuned)")
+	row("held-out loss (nats a token)", fmt.Sprintf("%.4f", r.ValLossBefore), fmt.Sprintf("%.4f", r.ValLossAfter), "lower: the held-out pieces surprise it less")
+	row("told from the held-out pieces", pct(b.Accuracy), pct(a.Accuracy), fmt.Sprintf("by a classifier, %d pieces each side; 50%%: it cannot tell", a.Pairs))
+	row("  logistic regression", pct(b.LR.Accuracy), pct(a.LR.Accuracy), "")
+	row("  random forest", pct(b.RF.Accuracy), pct(a.RF.Accuracy), "")
 	ba, aa := b.Adherence, a.Adherence
-	fmt.Fprintf(w, "%-46s %14s %14s\n", "asked tempo kept (TB)", pct(float64(ba.TB.Rate)), pct(float64(aa.TB.Rate)))
-	fmt.Fprintf(w, "%-46s %14s %14s\n", "asked key kept (CK)", pct(float64(ba.CK.Rate)), pct(float64(aa.CK.Rate)))
-	fmt.Fprintf(w, "%-46s %14s %14s\n", "asked meter kept", pct(float64(ba.Meter.Rate)), pct(float64(aa.Meter.Rate)))
-	fmt.Fprintf(w, "%-46s %14.3f %14.3f\n", "asked instruments playing parts (F1)", float64(ba.F1), float64(aa.F1))
+	row("asked tempo kept (TB)", pct(float64(ba.TB.Rate)), pct(float64(aa.TB.Rate)), "the prompt stated each piece's own tempo, key,")
+	row("asked key kept (CK)", pct(float64(ba.CK.Rate)), pct(float64(aa.CK.Rate)), "meter and instruments")
+	row("asked meter kept", pct(float64(ba.Meter.Rate)), pct(float64(aa.Meter.Rate)), "")
+	row("asked instruments play (F1)", fmt.Sprintf("%.3f", float64(ba.F1)), fmt.Sprintf("%.3f", float64(aa.F1)), "")
 	cb, ca, cr := r.CopiesBefore, r.CopiesAfter, r.CopiesReal
-	fmt.Fprintf(w, "%-46s %14s %14s   (the held-out real pieces: %s)\n", fmt.Sprintf("pieces copying at most %d bars in a row", app.MaxCopyRun), pct(cb.AtMost), pct(ca.AtMost), pct(cr.AtMost))
-	fmt.Fprintf(w, "%-46s %14d %14d   (real: %d)\n", "  from a piece it learned from; the longest", cb.Longest.Bars, ca.Longest.Bars, cr.Longest.Bars)
+	row(fmt.Sprintf("copying ≤ %d bars in a row", app.MaxCopyRun), pct(cb.AtMost), pct(ca.AtMost), fmt.Sprintf("of pieces, from a piece it learned from (the held-out real pieces: %s)", pct(cr.AtMost)))
+	row("  the longest copied run (bars)", fmt.Sprint(cb.Longest.Bars), fmt.Sprint(ca.Longest.Bars), fmt.Sprintf("(real: %d)", cr.Longest.Bars))
 	if c := ca.Longest; c.Bars > 0 {
 		fmt.Fprintf(w, "  the tuned model's longest: %s, bars %d–%d = %s bars %d–%d (%+d semitones)\n", ca.LongestIn, c.Bar+1, c.Bar+c.Bars, c.Piece, c.FromBar+1, c.FromBar+c.Bars, c.Transpose)
 	}

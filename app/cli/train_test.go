@@ -127,8 +127,8 @@ func TestTrainReportCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("train-report: exit %d: %s%s", code, so, se)
 	}
-	for _, want := range []string{"the default model tuned on " + filepath.Base(data), "before (base)", "after (tuned)", "held-out loss", "can a classifier tell",
-		"asked key kept (CK)", "pieces copying at most 2 bars in a row", "floors (issue 34)", "two-sample fall"} {
+	for _, want := range []string{"the default model tuned on " + filepath.Base(data), "before (base)", "after (tuned)", "held-out loss", "told from the held-out pieces",
+		"asked key kept (CK)", "copying ≤ 2 bars in a row", "floors (issue 34)", "two-sample fall"} {
 		if !strings.Contains(so, want) {
 			t.Errorf("report lacks %q:\n%s", want, so)
 		}
