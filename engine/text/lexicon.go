@@ -344,7 +344,7 @@ scene video game, video game music, game music, vgm, game theme, game soundtrack
 scene minimalism, minimalist, minimal music | drums=no density=sparse
 
 # --- scenes and uses ---
-scene lullaby, lullabies, bedtime, bedtime song, bedtime story, cradle song, berceuse, nursery, baby, babies, goodnight, good night, nap time, naptime | mood=tender+sleepy tempo=60-76 ens=lullaby set drums=no dyn=p genre=lullaby
+scene lullaby, lullabies, bedtime, bedtime song, bedtime story, cradle song, berceuse, nursery, baby, babies, goodnight, good night, nap time, naptime | mood=tender+sleepy tempo=60-76 ens=lullaby set drums=no dyn=p genre=lullaby density=sparse
 scene sleep music, falling asleep, fall asleep, insomnia, sleep aid, before sleep | mood=sleepy tempo=54-68 ens=lullaby set drums=no dyn=pp
 scene meditation, meditate, meditating, mindfulness, mindful, zen, zen garden, yoga, tai chi, breathing exercise, spa, massage, healing, reiki | mood=serene tempo=50-66 ens=meditation set drums=no dyn=p
 scene study, studying, study music, focus, focusing, concentration, concentrate, homework, revision, exam, coding, programming, working, office, reading, library, deep work | mood=calm tempo=70-92 dyn=mp

@@ -630,7 +630,7 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 		def    *moodDef
 		weight float64
 		from   string
-		style  bool // a style's mood ("rock": energetic), which sets no texture
+		genre  bool // a genre's or a form's mood ("rock" energetic, "carol" festive), which sets no texture
 	}
 	var moods []moodHit
 	var scenes, styles []*sceneDef
@@ -691,7 +691,7 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 			weight = 0.45
 		}
 		for _, m := range sc.moods {
-			moods = append(moods, moodHit{lex.moods[m], weight, sceneFrom[sc], isStyle(sc.name)})
+			moods = append(moods, moodHit{lex.moods[m], weight, sceneFrom[sc], GenreFamily(sc.name) != "" || indexOf(genreTerms, sc.name) >= 0})
 		}
 	}
 	switch {
@@ -1054,8 +1054,9 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 	// explicit words; else a scene's own ("minimalism"); else the arousal
 	// of the moods said; else the ensemble's texture ("drone", "epic
 	// orchestra"); else the arousal of the scenes' moods ("a rainy
-	// evening", "a battle"). A style's mood sets none: a rock song is not
-	// dense by name, nor a jig.
+	// evening", "a battle"). The mood of a genre or a form sets none: a
+	// rock song is not dense by name, nor a jig, nor a festive carol (a
+	// lullaby is sparse by its scene's own texture).
 	dens, densFrom := p.Density, []string(nil)
 	if dens == "" {
 		for _, sc := range ordered {
@@ -1092,7 +1093,7 @@ func (p Prompt) Resolve(seed uint64, ch Choices) Resolution {
 			dens, densFrom = ens.density, []string{ensFrom}
 		}
 		if dens == "" {
-			dens, densFrom = texture(func(m moodHit) bool { return !m.style })
+			dens, densFrom = texture(func(m moodHit) bool { return !m.genre })
 		}
 	}
 	densImplied := p.Density == ""

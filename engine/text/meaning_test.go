@@ -528,7 +528,8 @@ func TestTextureWords(t *testing.T) {
 		{"a battle", "dense", "'battle'"},
 		{"a dance party", "dense", "'dance party'"},
 		{"an energetic workout track", "dense", "'energetic'"},
-		{"a rock song", "", ""}, // a style's mood sets no texture
+		{"a rock song", "", ""},       // a style's mood sets no texture
+		{"a christmas carol", "", ""}, // nor a form's (festive)
 		{"a jig", "", ""},
 		{"a piano piece", "", ""},
 		{"a sparse battle", "sparse", ""}, // the words themselves
