@@ -63,9 +63,10 @@ func TestComposeUnderstood(t *testing.T) {
 	captureShell(t, s, "compose_understood")
 
 	// A mood chosen over the words' moves the implied chips (a lullaby
-	// stays a lullaby's tempo, but minor), and goes with the request.
+	// stays a lullaby's tempo and texture, but minor), and goes with the
+	// request.
 	c.mood.SetSelected("angry")
-	if !strings.HasSuffix(c.key.Selected, "minor") || c.density.Selected != "dense" {
+	if !strings.HasSuffix(c.key.Selected, "minor") || c.density.Selected != "sparse" {
 		t.Errorf("key chip %q density chip %q after choosing angry", c.key.Selected, c.density.Selected)
 	}
 	req, err := c.request(false)
